@@ -1,0 +1,27 @@
+//! Argument parsing (clap) and dispatch to the subcommands.
+
+mod audio;
+
+use clap::{Parser, Subcommand};
+
+/// sauti — Swahili speech: text-to-speech, recognition, voice cloning and a voice agent.
+#[derive(Debug, Parser)]
+#[command(name = "sauti", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Inspect and convert audio files the way the service decodes uploads.
+    #[command(subcommand)]
+    Audio(audio::AudioCommand),
+}
+
+/// Run the parsed command.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Audio(command) => audio::run(command),
+    }
+}

@@ -1,0 +1,19 @@
+//! The `sauti` command line: every subcommand is a thin adapter over the library.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // One line, the whole cause chain: what a user or a script reading stderr needs.
+            eprintln!("sauti: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
