@@ -1,6 +1,7 @@
-//! Opus packets (from Ogg or WebM/Matroska demuxed by symphonia) decoded with the pure-Rust `opus-decoder`.
+//! Opus packets (from Ogg or WebM/Matroska demuxed by symphonia) decoded with `ropus`, a pure-Rust port of the
+//! reference decoder (bit-exact with libopus, so no C toolchain or system library is needed).
 
-use opus_decoder::{OpusDecoder, OpusMultistreamDecoder};
+use ropus::{Channels, DecodeMode, Decoder, OpusMSDecoder};
 
 /// Opus always decodes at 48 kHz here; the resampler takes it to 16 kHz with a proper low-pass.
 pub(crate) const OPUS_RATE: u32 = 48_000;
@@ -65,13 +66,16 @@ impl OpusHead {
 }
 
 enum Inner {
-    Single(Box<OpusDecoder>),
-    Multi(OpusMultistreamDecoder),
+    /// Mono or stereo (mapping family 0).
+    Single(Box<Decoder>),
+    /// Surround or unordered multistream (families 1 and 255); 16-bit output is all this decoder offers.
+    Multi(Box<OpusMSDecoder>, Vec<i16>),
 }
 
 /// Decodes one Opus stream packet by packet, downmixing to mono.
 pub(crate) struct OpusStream {
     inner: Inner,
+    /// Channels in the decoder's output (1 for mono and stereo streams, which are mixed inside the decoder).
     channels: usize,
     gain: f32,
     interleaved: Vec<f32>,
@@ -79,21 +83,24 @@ pub(crate) struct OpusStream {
 
 impl OpusStream {
     pub fn new(head: &OpusHead) -> Result<Self, String> {
-        let channels = usize::from(head.channels);
-        let inner = if head.family == 0 {
-            Inner::Single(Box::new(
-                OpusDecoder::new(OPUS_RATE, channels).map_err(|e| e.to_string())?,
-            ))
+        let (inner, channels) = if head.family == 0 {
+            // The reference decoder mixes a stereo stream down to mono itself (mid channel for SILK, L+R
+            // for CELT), which is the channel average we want at about half the work.
+            let decoder = Decoder::new(OPUS_RATE, Channels::Mono).map_err(|e| e.to_string())?;
+            (Inner::Single(Box::new(decoder)), 1)
         } else {
-            Inner::Multi(
-                OpusMultistreamDecoder::new(
-                    OPUS_RATE,
-                    channels,
-                    usize::from(head.streams),
-                    usize::from(head.coupled),
-                    &head.mapping,
-                )
-                .map_err(|e| e.to_string())?,
+            let channels = usize::from(head.channels);
+            let decoder = OpusMSDecoder::new(
+                OPUS_RATE as i32,
+                i32::from(head.channels),
+                i32::from(head.streams),
+                i32::from(head.coupled),
+                &head.mapping,
+            )
+            .map_err(|code| format!("cannot set up the Opus multistream decoder (code {code})"))?;
+            (
+                Inner::Multi(Box::new(decoder), vec![0; MAX_FRAME_48K * channels]),
+                channels,
             )
         };
         Ok(Self {
@@ -106,11 +113,31 @@ impl OpusStream {
 
     /// Decode one packet and append its mono mix to `out`; returns the frames appended.
     pub fn decode_mono(&mut self, packet: &[u8], out: &mut Vec<f32>) -> Result<usize, String> {
-        let frames = match &mut self.inner {
-            Inner::Single(d) => d.decode_float(packet, &mut self.interleaved, false),
-            Inner::Multi(d) => d.decode_float(packet, &mut self.interleaved, false),
+        if packet.is_empty() {
+            // An empty packet would ask for loss concealment; in a file it is just nothing.
+            return Ok(0);
         }
-        .map_err(|e| e.to_string())?;
+        let frames = match &mut self.inner {
+            Inner::Single(d) => d
+                .decode_float(packet, &mut self.interleaved, DecodeMode::Normal)
+                .map_err(|e| e.to_string())?,
+            Inner::Multi(d, pcm) => {
+                let len =
+                    i32::try_from(packet.len()).map_err(|_| "Opus packet too large".to_string())?;
+                let frames = d
+                    .decode(Some(packet), len, pcm, MAX_FRAME_48K as i32, false)
+                    .map_err(|code| format!("invalid Opus packet (code {code})"))?;
+                let frames = usize::try_from(frames).unwrap_or(0);
+                for (f, &s) in self
+                    .interleaved
+                    .iter_mut()
+                    .zip(&pcm[..frames * self.channels])
+                {
+                    *f = f32::from(s) / 32_768.0;
+                }
+                frames
+            }
+        };
         let scale = self.gain / self.channels as f32;
         out.extend(
             self.interleaved[..frames * self.channels]

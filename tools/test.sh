@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh machine: installs what the tests need, then checks formatting, lints and
+# runs every test. Safe to run again; installs are skipped when already present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== toolchain: $(cargo --version)"
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== cargo clippy"
+cargo clippy --all-targets --locked -- -D warnings
+
+echo "== cargo test"
+cargo test --locked
