@@ -8,3 +8,4 @@
 //! The binary (`src/main.rs`, `src/cli/`) is a thin clap front end over these modules.
 
 pub mod audio;
+pub mod tts;

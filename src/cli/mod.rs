@@ -1,6 +1,7 @@
 //! Argument parsing (clap) and dispatch to the subcommands.
 
 mod audio;
+mod text;
 
 use clap::{Parser, Subcommand};
 
@@ -17,11 +18,15 @@ enum Command {
     /// Inspect and convert audio files the way the service decodes uploads.
     #[command(subcommand)]
     Audio(audio::AudioCommand),
+    /// See how Swahili text will be read: normalised words and phonemes.
+    #[command(subcommand)]
+    Text(text::TextCommand),
 }
 
 /// Run the parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Audio(command) => audio::run(command),
+        Command::Text(command) => text::run(command),
     }
 }

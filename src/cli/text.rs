@@ -1,0 +1,63 @@
+//! `sauti text normalize|phonemes`: the Swahili text front end, for scenario authors and lexicon editors.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Subcommand;
+
+use sauti::tts::g2p;
+use sauti::tts::lexicon::Lexicon;
+use sauti::tts::normalize;
+
+#[derive(Debug, Subcommand)]
+pub enum TextCommand {
+    /// Print the text as the voice will read it (numbers, money, dates, times, phone numbers spelled out).
+    ///
+    /// Example: sauti text normalize "Salio lako ni TSh 12,500 tarehe 12/03/2025 saa 13:15."
+    Normalize {
+        /// The Swahili text.
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+        /// A lexicon file to use instead of the built-in config/lexicon.toml.
+        #[arg(long)]
+        lexicon: Option<PathBuf>,
+    },
+    /// Print the phonemes (IPA), syllables (.), stress (ˈ) and phrase breaks (| ‖, ↗ for a question rise).
+    ///
+    /// Example: sauti text phonemes "Habari ya asubuhi? Nzuri sana."
+    Phonemes {
+        /// The Swahili text.
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+        /// A lexicon file to use instead of the built-in config/lexicon.toml.
+        #[arg(long)]
+        lexicon: Option<PathBuf>,
+    },
+}
+
+pub fn run(command: TextCommand) -> anyhow::Result<()> {
+    match command {
+        TextCommand::Normalize { text, lexicon } => {
+            let lexicon = load_lexicon(lexicon)?;
+            println!("{}", normalize::normalize_with(&text, &lexicon));
+        }
+        TextCommand::Phonemes { text, lexicon } => {
+            let lexicon = load_lexicon(lexicon)?;
+            let normalized = normalize::normalize_with(&text, &lexicon);
+            println!("{}", g2p::transcribe(&normalized, &lexicon));
+        }
+    }
+    Ok(())
+}
+
+/// The built-in lexicon, or a file given on the command line.
+pub fn load_lexicon(path: Option<PathBuf>) -> anyhow::Result<Lexicon> {
+    match path {
+        None => Ok(Lexicon::embedded().clone()),
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            Lexicon::from_toml(&text).with_context(|| path.display().to_string())
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Written Swahili → words a voice can say. Every voice (embedded and neural) reads through this.
+//!
+//! The pipeline is an ordered list of rewrite rules, most specific first, so that a telephone number is never
+//! read as an amount and a date never as a range: lexicon respellings → telephone and card numbers → dates →
+//! clock times → money → percentages and temperatures → fractions → ranges → ordinals → long digit strings →
+//! units → plain numbers → abbreviations → symbols → acronyms. Each rule writes lowercase words, which no later
+//! rule matches again.
+
+mod numbers;
+mod rules;
+mod sentences;
+
+pub use numbers::{cardinal, ordinal};
+pub use sentences::{split_clauses, split_sentences};
+
+use super::lexicon::Lexicon;
+
+/// Normalise Swahili text for speech with the shipped lexicon.
+pub fn normalize(text: &str) -> String {
+    normalize_with(text, Lexicon::embedded())
+}
+
+/// Normalise Swahili text for speech with a given lexicon.
+pub fn normalize_with(text: &str, lexicon: &Lexicon) -> String {
+    let mut s = clean_characters(text);
+    if is_shouting(&s) {
+        s = s.to_lowercase();
+    }
+    s = rules::apply_lexicon(&s, lexicon);
+    for rule in rules::RULES {
+        s = rule(&s);
+    }
+    collapse_spaces(&s)
+}
+
+/// Unify the characters people paste: typographic quotes and dashes, non-breaking and thin spaces.
+fn clean_characters(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\u{00A0}' | '\u{2009}' | '\u{202F}' | '\t' | '\r' | '\n' => ' ',
+            '\u{2013}' | '\u{2014}' | '\u{2212}' => '-',
+            '\u{2018}' | '\u{2019}' | '\u{02BC}' => '\'',
+            '\u{201C}' | '\u{201D}' | '«' | '»' => '"',
+            other => other,
+        })
+        .collect()
+}
+
+/// Text written all in capitals is read as ordinary words, not as a string of acronyms.
+fn is_shouting(text: &str) -> bool {
+    let letters: Vec<char> = text.chars().filter(|c| c.is_alphabetic()).collect();
+    letters.len() > 12
+        && letters.iter().filter(|c| c.is_uppercase()).count() * 10 >= letters.len() * 8
+}
+
+fn collapse_spaces(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        let attaches = word.starts_with([',', '.', '?', '!', ';', ':']);
+        if !out.is_empty() && !attaches {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
