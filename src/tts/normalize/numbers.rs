@@ -108,11 +108,11 @@ pub fn natural_groups(s: &str) -> Vec<&str> {
     let n = s.len();
     let sizes: Vec<usize> = if n == 10 {
         vec![4, 3, 3]
-    } else if n % 4 == 0 && n >= 8 {
+    } else if n.is_multiple_of(4) && n >= 8 {
         vec![4; n / 4]
     } else {
         let mut sizes = vec![3; n / 3];
-        if n % 3 != 0 {
+        if !n.is_multiple_of(3) {
             sizes.insert(0, n % 3);
         }
         sizes
