@@ -2,6 +2,7 @@
 
 mod audio;
 mod text;
+mod tts;
 
 use clap::{Parser, Subcommand};
 
@@ -21,6 +22,10 @@ enum Command {
     /// See how Swahili text will be read: normalised words and phonemes.
     #[command(subcommand)]
     Text(text::TextCommand),
+    /// Synthesise Swahili speech to a WAV file with a built-in voice (no server, no model files).
+    ///
+    /// Example: sauti tts "Habari ya asubuhi" -o habari.wav --voice baraka --speaking-rate 1.2
+    Tts(tts::TtsArgs),
 }
 
 /// Run the parsed command.
@@ -28,5 +33,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Audio(command) => audio::run(command),
         Command::Text(command) => text::run(command),
+        Command::Tts(args) => tts::run(args),
     }
 }

@@ -3,7 +3,90 @@
 //! - [`normalize`] turns written Swahili (numbers, money, dates, clock times, phone numbers, abbreviations,
 //!   acronyms) into words; [`lexicon`] holds the pronunciation exceptions.
 //! - [`g2p`] turns words into phonemes, syllables, stress and phrase intonation.
+//! - [`formant`] renders phonemes with a rule-based formant synthesizer (no model files).
+//! - [`voices`] puts them together behind the [`Synthesizer`] trait that every voice implements.
 
+pub mod formant;
 pub mod g2p;
 pub mod lexicon;
 pub mod normalize;
+pub mod voices;
+
+pub use voices::{EmbeddedVoice, Synthesizer};
+
+/// How a voice should speak (spec §2.3). Every voice maps these onto its own controls.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VoiceSettings {
+    /// Tempo: 2.0 speaks in about half the time. Allowed 0.25–4.0.
+    pub speaking_rate: f32,
+    /// Liveliness of pitch and loudness (VITS: noise_scale). Allowed 0.0–2.0.
+    pub noise_scale: f32,
+    /// Variation of sound durations (VITS: noise_scale_w). Allowed 0.0–2.0.
+    pub noise_scale_duration: f32,
+}
+
+impl Default for VoiceSettings {
+    fn default() -> Self {
+        Self {
+            speaking_rate: 1.0,
+            noise_scale: 0.667,
+            noise_scale_duration: 0.8,
+        }
+    }
+}
+
+/// Allowed ranges of the voice settings, inclusive.
+pub const SPEAKING_RATE_RANGE: (f32, f32) = (0.25, 4.0);
+/// Allowed range of `noise_scale`.
+pub const NOISE_SCALE_RANGE: (f32, f32) = (0.0, 2.0);
+/// Allowed range of `noise_scale_duration`.
+pub const NOISE_SCALE_DURATION_RANGE: (f32, f32) = (0.0, 2.0);
+
+impl VoiceSettings {
+    /// Check every member against its documented range.
+    pub fn validate(&self) -> Result<(), TtsError> {
+        let check = |name: &'static str, value: f32, (lo, hi): (f32, f32)| {
+            if value.is_finite() && (lo..=hi).contains(&value) {
+                Ok(())
+            } else {
+                Err(TtsError::SettingOutOfRange {
+                    name,
+                    value,
+                    min: lo,
+                    max: hi,
+                })
+            }
+        };
+        check("speaking_rate", self.speaking_rate, SPEAKING_RATE_RANGE)?;
+        check("noise_scale", self.noise_scale, NOISE_SCALE_RANGE)?;
+        check(
+            "noise_scale_duration",
+            self.noise_scale_duration,
+            NOISE_SCALE_DURATION_RANGE,
+        )
+    }
+}
+
+/// Why synthesis could not produce audio.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum TtsError {
+    /// Empty or whitespace-only text.
+    #[error("`text` is empty")]
+    EmptyText,
+    /// Text with nothing pronounceable in it (only punctuation or symbols).
+    #[error("`text` contains nothing that can be spoken")]
+    NothingToSay,
+    /// A voice setting outside its range.
+    #[error("voice_settings.{name} must be between {min} and {max}, got {value}")]
+    SettingOutOfRange {
+        /// The member name.
+        name: &'static str,
+        /// The value sent.
+        value: f32,
+        /// Lowest allowed.
+        min: f32,
+        /// Highest allowed.
+        max: f32,
+    },
+}

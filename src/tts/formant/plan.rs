@@ -1,0 +1,289 @@
+//! Prosody: from phrases of syllables to a track of synthesizer controls every 5 ms — durations (stress,
+//! phrase-final lengthening, speaking rate), smooth formant transitions and the F0 contour (declination,
+//! penultimate accent, final fall or question rise).
+
+use super::phones::{pieces, Params, Piece, NEUTRAL};
+use super::Preset;
+use crate::tts::g2p::{PhraseEnd, Utterance};
+use crate::tts::VoiceSettings;
+
+/// Control frames are this far apart.
+pub const FRAME_MS: f32 = 5.0;
+
+/// Controls for one frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    /// Tract and source controls.
+    pub params: Params,
+    /// Fundamental frequency in Hz.
+    pub f0: f32,
+}
+
+struct Segment {
+    piece: Piece,
+    /// Index into `syllables`, or `None` for pauses.
+    syllable: Option<usize>,
+}
+
+struct SyllableSpan {
+    start: f32,
+    end: f32,
+    stressed: bool,
+    phrase: usize,
+    /// Random pitch offset (fraction) and loudness factor drawn for this syllable.
+    pitch_jitter: f32,
+    loudness: f32,
+}
+
+struct PhraseSpan {
+    start: f32,
+    end: f32,
+    end_kind: PhraseEnd,
+    last_syllable: Option<usize>,
+}
+
+/// Deterministic noise for prosodic variation (xorshift64* with a Box–Muller-free approximate Gaussian).
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator whose output depends only on `seed`.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15 | 1)
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn uniform(&mut self) -> f32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let bits = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
+        bits as f32 / (1u64 << 23) as f32 - 1.0
+    }
+
+    /// Approximately standard normal (sum of three uniforms, variance 1).
+    pub fn gaussian(&mut self) -> f32 {
+        self.uniform() + self.uniform() + self.uniform()
+    }
+}
+
+/// Plan the control track for an utterance.
+pub fn plan(
+    utterance: &Utterance,
+    preset: &Preset,
+    settings: &VoiceSettings,
+    seed: u64,
+) -> Vec<Frame> {
+    let mut rng = Rng::new(seed);
+    let rate = settings.speaking_rate.max(0.01);
+    let variation = settings.noise_scale / 0.667;
+    let duration_variation = settings.noise_scale_duration / 0.8;
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut syllables: Vec<SyllableSpan> = Vec::new();
+    let mut phrases: Vec<PhraseSpan> = Vec::new();
+    let mut t = 0.0f32;
+    let pause = |ms: f32, t: &mut f32, segments: &mut Vec<Segment>| {
+        let ms = ms / rate;
+        segments.push(Segment {
+            piece: Piece {
+                params: NEUTRAL,
+                ms,
+                transparent: true,
+            },
+            syllable: None,
+        });
+        *t += ms;
+    };
+    pause(60.0, &mut t, &mut segments);
+
+    for (p, phrase) in utterance.phrases.iter().enumerate() {
+        let phrase_start = t;
+        let word_count = phrase.words.len();
+        for (w, word) in phrase.words.iter().enumerate() {
+            let syllable_count = word.syllables.len();
+            for (s, syllable) in word.syllables.iter().enumerate() {
+                let stressed = s == word.stressed;
+                let phrase_final = w + 1 == word_count && s + 1 == syllable_count;
+                let index = syllables.len();
+                let start = t;
+                for &phoneme in &syllable.phonemes {
+                    for mut piece in pieces(phoneme) {
+                        let nucleus = phoneme.is_syllabic();
+                        let mut factor = 1.0;
+                        if stressed {
+                            factor *= if nucleus { 1.3 } else { 1.1 };
+                        }
+                        if phrase_final && nucleus {
+                            factor *= 1.4;
+                        }
+                        factor *= (0.12 * duration_variation * rng.gaussian()).exp();
+                        piece.ms = piece.ms * factor / rate;
+                        t += piece.ms;
+                        segments.push(Segment {
+                            piece,
+                            syllable: Some(index),
+                        });
+                    }
+                }
+                syllables.push(SyllableSpan {
+                    start,
+                    end: t,
+                    stressed,
+                    phrase: p,
+                    pitch_jitter: 0.04 * variation * rng.gaussian(),
+                    loudness: (0.1 * variation * rng.gaussian()).exp(),
+                });
+            }
+        }
+        let last_syllable = syllables.iter().rposition(|s| s.phrase == p);
+        phrases.push(PhraseSpan {
+            start: phrase_start,
+            end: t,
+            end_kind: phrase.end,
+            last_syllable,
+        });
+        let last = p + 1 == utterance.phrases.len();
+        let gap = match (phrase.end, last) {
+            (_, true) => 150.0,
+            (PhraseEnd::Continue, false) => 160.0,
+            _ => 320.0,
+        };
+        pause(gap, &mut t, &mut segments);
+    }
+
+    borrow_neighbour_formants(&mut segments);
+    let mut frames = sample_frames(&segments, &syllables, t);
+    smooth(&mut frames);
+    for (i, frame) in frames.iter_mut().enumerate() {
+        frame.f0 = pitch(i as f32 * FRAME_MS, preset, &syllables, &phrases);
+    }
+    frames
+}
+
+/// Pauses, /h/ and aspiration take the formants of the vowel they lead into (or out of).
+fn borrow_neighbour_formants(segments: &mut [Segment]) {
+    for i in 0..segments.len() {
+        if !segments[i].piece.transparent {
+            continue;
+        }
+        let next = segments[i + 1..]
+            .iter()
+            .find(|s| !s.piece.transparent && s.piece.params.voicing >= 0.7);
+        let prev = segments[..i]
+            .iter()
+            .rev()
+            .find(|s| !s.piece.transparent && s.piece.params.voicing >= 0.7);
+        if let Some(source) = next.or(prev) {
+            let (formants, bandwidths) =
+                (source.piece.params.formants, source.piece.params.bandwidths);
+            segments[i].piece.params.formants = formants;
+            segments[i].piece.params.bandwidths = bandwidths;
+        }
+    }
+}
+
+fn sample_frames(segments: &[Segment], syllables: &[SyllableSpan], total_ms: f32) -> Vec<Frame> {
+    let count = (total_ms / FRAME_MS).ceil() as usize + 1;
+    let mut frames = Vec::with_capacity(count);
+    let mut seg = 0;
+    let mut seg_end = segments.first().map_or(0.0, |s| s.piece.ms);
+    for i in 0..count {
+        let t = i as f32 * FRAME_MS;
+        while t >= seg_end && seg + 1 < segments.len() {
+            seg += 1;
+            seg_end += segments[seg].piece.ms;
+        }
+        let mut params = segments.get(seg).map_or(NEUTRAL, |s| s.piece.params);
+        if let Some(syllable) = segments.get(seg).and_then(|s| s.syllable) {
+            let loudness = syllables[syllable].loudness;
+            params.voicing *= loudness;
+            params.frication *= loudness;
+            params.aspiration *= loudness;
+        }
+        frames.push(Frame { params, f0: 0.0 });
+    }
+    frames
+}
+
+/// Moving averages: formants glide over ~35 ms, amplitudes over ~15 ms.
+fn smooth(frames: &mut [Frame]) {
+    let original: Vec<Params> = frames.iter().map(|f| f.params).collect();
+    let n = original.len();
+    let window = |i: usize, half: usize| (i.saturating_sub(half), (i + half + 1).min(n));
+    for (i, frame) in frames.iter_mut().enumerate() {
+        let (a, b) = window(i, 3);
+        let span = (b - a) as f32;
+        let p = &mut frame.params;
+        for k in 0..5 {
+            p.formants[k] = original[a..b].iter().map(|o| o.formants[k]).sum::<f32>() / span;
+            p.bandwidths[k] = original[a..b].iter().map(|o| o.bandwidths[k]).sum::<f32>() / span;
+        }
+        p.nasal_zero = original[a..b].iter().map(|o| o.nasal_zero).sum::<f32>() / span;
+        let (a, b) = window(i, 1);
+        let span = (b - a) as f32;
+        p.voicing = original[a..b].iter().map(|o| o.voicing).sum::<f32>() / span;
+        p.aspiration = original[a..b].iter().map(|o| o.aspiration).sum::<f32>() / span;
+        p.frication = original[a..b].iter().map(|o| o.frication).sum::<f32>() / span;
+    }
+}
+
+/// The F0 contour at time `t` (ms).
+fn pitch(t: f32, preset: &Preset, syllables: &[SyllableSpan], phrases: &[PhraseSpan]) -> f32 {
+    let Some(phrase) = phrases
+        .iter()
+        .position(|p| t < p.end + 1.0)
+        .or(phrases.len().checked_sub(1))
+    else {
+        return preset.f0;
+    };
+    let span = &phrases[phrase];
+    let progress = ((t - span.start) / (span.end - span.start).max(1.0)).clamp(0.0, 1.0);
+    let mut f0 = preset.f0 * (1.08 - 0.16 * progress);
+
+    let accent_size = if span.end_kind == PhraseEnd::Exclamation {
+        0.2
+    } else {
+        0.11
+    };
+    let mut accent = 0.0;
+    for s in syllables.iter().filter(|s| s.phrase == phrase) {
+        let centre = 0.5 * (s.start + s.end);
+        let weight = (-((t - centre) / 90.0).powi(2)).exp();
+        if s.stressed {
+            accent += accent_size * weight;
+        }
+        accent += s.pitch_jitter * weight;
+    }
+    f0 *= 1.0 + accent;
+
+    if let Some(last) = span.last_syllable.map(|i| &syllables[i]) {
+        let x = ((t - last.start) / (last.end - last.start).max(1.0)).clamp(0.0, 1.0);
+        let target = match span.end_kind {
+            PhraseEnd::Statement | PhraseEnd::Exclamation => 0.8,
+            PhraseEnd::Question => 1.45,
+            PhraseEnd::Continue => 1.06,
+        };
+        f0 *= 1.0 + (target - 1.0) * x;
+    }
+    f0
+}
+
+/// A phoneme held at its target for `ms`, on the preset's level pitch, with 20 ms onset and offset ramps.
+pub fn sustained(phoneme: crate::tts::g2p::Phoneme, ms: f32, preset: &Preset) -> Vec<Frame> {
+    let params = pieces(phoneme).first().map_or(NEUTRAL, |p| p.params);
+    let count = (ms / FRAME_MS).ceil() as usize + 1;
+    let ramp = 20.0 / FRAME_MS;
+    (0..count)
+        .map(|i| {
+            let edge = (i as f32).min((count - 1 - i) as f32);
+            let gain = (edge / ramp).min(1.0);
+            let mut p = params;
+            p.voicing *= gain;
+            p.aspiration *= gain;
+            p.frication *= gain;
+            Frame {
+                params: p,
+                f0: preset.f0,
+            }
+        })
+        .collect()
+}

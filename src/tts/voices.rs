@@ -1,0 +1,92 @@
+//! The [`Synthesizer`] trait and the two built-in Swahili voices of the embedded synthesizer.
+
+use super::formant::{FormantVoice, Preset};
+use super::g2p;
+use super::lexicon::Lexicon;
+use super::normalize::{normalize_with, split_sentences};
+use super::{TtsError, VoiceSettings};
+
+/// A voice that turns Swahili text into 16 kHz mono samples. Implementations are synchronous and CPU-bound:
+/// callers run them on blocking threads.
+pub trait Synthesizer: Send + Sync {
+    /// Synthesise `text` (raw written Swahili; the voice normalises it).
+    fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError>;
+}
+
+/// A built-in voice: text front end + formant synthesizer. Needs no files.
+#[derive(Debug, Clone)]
+pub struct EmbeddedVoice {
+    voice: FormantVoice,
+    lexicon: Lexicon,
+}
+
+/// Id of the built-in female voice (the TTS default).
+pub const ZURI: &str = "zuri";
+/// Id of the built-in male voice (the voice agent's default).
+pub const BARAKA: &str = "baraka";
+
+impl EmbeddedVoice {
+    /// A voice with a speaker preset and the shipped lexicon.
+    pub fn new(preset: Preset) -> Self {
+        Self {
+            voice: FormantVoice::new(preset),
+            lexicon: Lexicon::embedded().clone(),
+        }
+    }
+
+    /// "zuri": the higher, female built-in voice.
+    pub fn zuri() -> Self {
+        Self::new(Preset::female())
+    }
+
+    /// "baraka": the lower, male built-in voice.
+    pub fn baraka() -> Self {
+        Self::new(Preset::male())
+    }
+
+    /// Use another lexicon (an operator's `config/lexicon.toml`).
+    pub fn with_lexicon(mut self, lexicon: Lexicon) -> Self {
+        self.lexicon = lexicon;
+        self
+    }
+
+    /// The formant voice underneath (for diagnostics such as sustained vowels).
+    pub fn formant(&self) -> &FormantVoice {
+        &self.voice
+    }
+
+    /// Synthesise with an explicit seed for the prosodic variation; the same text, settings and seed always
+    /// give the same samples.
+    pub fn synthesize_seeded(
+        &self,
+        text: &str,
+        settings: &VoiceSettings,
+        seed: u64,
+    ) -> Result<Vec<f32>, TtsError> {
+        settings.validate()?;
+        if text.trim().is_empty() {
+            return Err(TtsError::EmptyText);
+        }
+        let mut samples = Vec::new();
+        let mut spoke = false;
+        for (i, sentence) in split_sentences(text).iter().enumerate() {
+            let words = normalize_with(sentence, &self.lexicon);
+            let utterance = g2p::transcribe(&words, &self.lexicon);
+            let audio = self
+                .voice
+                .render(&utterance, settings, seed.wrapping_add(i as u64));
+            spoke |= !audio.is_empty();
+            samples.extend(audio);
+        }
+        if !spoke {
+            return Err(TtsError::NothingToSay);
+        }
+        Ok(samples)
+    }
+}
+
+impl Synthesizer for EmbeddedVoice {
+    fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
+        self.synthesize_seeded(text, settings, 0)
+    }
+}
