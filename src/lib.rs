@@ -4,6 +4,8 @@
 //!
 //! - [`audio`] — every byte of audio in or out: format sniffing, decoding (symphonia + a pure-Rust Opus
 //!   decoder), resampling to 16 kHz (rubato), WAV encoding (hound), levels and voice-activity detection.
+//! - [`tts`] — text-to-speech: the Swahili text front end every voice shares (normaliser, lexicon, G2P with
+//!   syllables, stress and intonation) and the embedded formant voice behind the `Synthesizer` trait.
 //!
 //! The binary (`src/main.rs`, `src/cli/`) is a thin clap front end over these modules.
 

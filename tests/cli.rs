@@ -1,0 +1,176 @@
+//! The command line as users and operators run it: the real binary, real files, exit codes and stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sauti(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/audio")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// (sample rate, channels, seconds) of a WAV file.
+fn wav_properties(path: &Path) -> (u32, u16, f64) {
+    let reader = hound::WavReader::open(path).expect("a valid WAV file");
+    let spec = reader.spec();
+    (
+        spec.sample_rate,
+        spec.channels,
+        f64::from(reader.duration()) / f64::from(spec.sample_rate),
+    )
+}
+
+/// The failure contract: non-zero exit and exactly one line on stderr that starts with "sauti:".
+fn assert_one_line_error(output: &Output, mentions: &str) {
+    assert!(!output.status.success(), "should fail");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "one line on stderr, got {stderr:?}"
+    );
+    assert!(
+        stderr.starts_with("sauti: ") && stderr.contains(mentions),
+        "{stderr:?}"
+    );
+}
+
+#[test]
+fn audio_info_prints_the_documented_json() {
+    let output = sauti(&[
+        "audio",
+        "info",
+        &fixture("speech-opus-48000-1ch-2500ms.ogg"),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let info: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON");
+    assert_eq!(info["format"], "ogg");
+    assert_eq!(info["codec"], "opus");
+    assert_eq!(info["sample_rate"], 48_000);
+    assert_eq!(info["channels"], 1);
+    assert!(
+        (info["duration_seconds"].as_f64().unwrap_or(0.0) - 2.5).abs() < 0.03,
+        "{info}"
+    );
+    assert!(
+        (info["speech_seconds"].as_f64().unwrap_or(0.0) - 1.4).abs() < 0.1,
+        "{info}"
+    );
+    assert!(info["peak_dbfs"].as_f64().unwrap_or(0.0) < 0.0);
+    assert!(info["rms_dbfs"].as_f64().unwrap_or(0.0) < info["peak_dbfs"].as_f64().unwrap_or(0.0));
+}
+
+#[test]
+fn audio_convert_writes_16k_mono_wav() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out: PathBuf = dir.path().join("out.wav");
+    let output = sauti(&[
+        "audio",
+        "convert",
+        &fixture("tone-mp3-44100-2ch-1000ms.mp3"),
+        "-o",
+        &out.display().to_string(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let (rate, channels, seconds) = wav_properties(&out);
+    assert_eq!((rate, channels), (16_000, 1));
+    assert!((seconds - 1.0).abs() < 0.03, "{seconds} s");
+}
+
+#[test]
+fn bad_audio_gets_one_line_and_a_failing_exit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let junk = dir.path().join("junk.wav");
+    std::fs::write(&junk, b"this is not a wav file at all").expect("write");
+    assert_one_line_error(
+        &sauti(&["audio", "info", &junk.display().to_string()]),
+        "unrecognised audio format",
+    );
+    assert_one_line_error(
+        &sauti(&["audio", "info", &fixture("unsupported-aac.m4a")]),
+        "unsupported audio format",
+    );
+    assert_one_line_error(
+        &sauti(&["audio", "info", "/no/such/file.wav"]),
+        "cannot read",
+    );
+    let out = dir.path().join("x.wav").display().to_string();
+    assert_one_line_error(
+        &sauti(&["audio", "convert", &junk.display().to_string(), "-o", &out]),
+        "unrecognised",
+    );
+    assert!(!Path::new(&out).exists(), "nothing written on failure");
+}
+
+#[test]
+fn tts_speaks_to_a_wav_file_with_either_voice() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut durations = Vec::new();
+    for (voice, rate) in [("zuri", "1.0"), ("baraka", "1.0"), ("baraka", "2.0")] {
+        let out = dir.path().join(format!("{voice}-{rate}.wav"));
+        let output = sauti(&[
+            "tts",
+            "Habari ya asubuhi, karibu.",
+            "-o",
+            &out.display().to_string(),
+            "--voice",
+            voice,
+            "--speaking-rate",
+            rate,
+        ]);
+        assert!(output.status.success(), "{output:?}");
+        let (sample_rate, channels, seconds) = wav_properties(&out);
+        assert_eq!((sample_rate, channels), (16_000, 1));
+        durations.push(seconds);
+    }
+    assert!(durations[0] > 0.8, "{durations:?}");
+    assert!(
+        durations[2] < 0.6 * durations[1],
+        "speaking rate 2.0: {durations:?}"
+    );
+    let out = dir.path().join("x.wav").display().to_string();
+    assert_one_line_error(
+        &sauti(&["tts", "Habari", "-o", &out, "--voice", "nobody"]),
+        "unknown voice",
+    );
+    assert_one_line_error(
+        &sauti(&["tts", "Habari", "-o", &out, "--speaking-rate", "9"]),
+        "speaking_rate",
+    );
+    assert_one_line_error(&sauti(&["tts", "   ", "-o", &out]), "empty");
+}
+
+#[test]
+fn text_commands_show_the_reading() {
+    let normalized = sauti(&["text", "normalize", "Bei ni TSh 5,000 saa 13:15."]);
+    assert_eq!(
+        stdout(&normalized).trim(),
+        "Bei ni shilingi elfu tano saa saba na robo mchana."
+    );
+    let negative = sauti(&["text", "normalize", "-5"]);
+    assert_eq!(stdout(&negative).trim(), "hasi tano");
+    let phonemes = sauti(&["text", "phonemes", "Mbwa wangu yuko wapi?"]);
+    assert_eq!(stdout(&phonemes).trim(), "ˈm̩.bwa ˈwa.ᵑgu ˈju.kɔ ˈwa.pi ↗‖");
+}
+
+#[test]
+fn help_lists_every_command_with_examples() {
+    let help = stdout(&sauti(&["--help"]));
+    for command in ["audio", "text", "tts"] {
+        assert!(help.contains(command), "{help}");
+    }
+    assert!(stdout(&sauti(&["tts", "--help"])).contains("Example"));
+}
