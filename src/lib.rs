@@ -9,5 +9,11 @@
 //!
 //! The binary (`src/main.rs`, `src/cli/`) is a thin clap front end over these modules.
 
+pub mod actors;
 pub mod audio;
+pub mod config;
+pub mod http;
+pub mod server;
+pub mod storage;
+pub mod telemetry;
 pub mod tts;

@@ -1,6 +1,7 @@
 //! Argument parsing (clap) and dispatch to the subcommands.
 
 mod audio;
+mod serve;
 mod text;
 mod tts;
 
@@ -16,6 +17,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the HTTP service (embedded voices; no model files needed).
+    ///
+    /// Example: SAUTI__SERVER__BIND=127.0.0.1:8080 sauti serve
+    Serve(serve::ConfigArgs),
+    /// Create, list and revoke API keys (stored hashed in the data directory's database).
+    #[command(subcommand)]
+    Keys(serve::KeysCommand),
     /// Inspect and convert audio files the way the service decodes uploads.
     #[command(subcommand)]
     Audio(audio::AudioCommand),
@@ -31,6 +39,8 @@ enum Command {
 /// Run the parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Serve(args) => serve::serve(args),
+        Command::Keys(command) => serve::keys(command),
         Command::Audio(command) => audio::run(command),
         Command::Text(command) => text::run(command),
         Command::Tts(args) => tts::run(args),

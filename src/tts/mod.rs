@@ -6,6 +6,7 @@
 //! - [`formant`] renders phonemes with a rule-based formant synthesizer (no model files).
 //! - [`voices`] puts them together behind the [`Synthesizer`] trait that every voice implements.
 
+pub mod catalog;
 pub mod formant;
 pub mod g2p;
 pub mod lexicon;

@@ -1,0 +1,261 @@
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+
+use super::runner::{run_job, JobContext};
+use super::{JobsError, NewJob};
+use crate::actors::tts::TtsHandle;
+use crate::actors::ActorSlot;
+use crate::config::JobSettings;
+use crate::storage::{
+    job_queries, unix_now, ArtifactStore, Database, JobRecord, JobStatus, StorageError,
+};
+use crate::tts::catalog::VoiceRegistry;
+
+/// How often finished jobs past their retention are deleted.
+const SWEEP_EVERY: Duration = Duration::from_secs(600);
+
+/// Messages to the JobsActor.
+pub enum ToJobsActor {
+    /// Store and queue a new job.
+    Create {
+        /// The request.
+        job: NewJob,
+        /// The stored job.
+        reply: RpcReplyPort<Result<JobRecord, JobsError>>,
+    },
+    /// Read a job.
+    Get {
+        /// Requesting key.
+        owner: String,
+        /// Job id.
+        id: String,
+        /// The job.
+        reply: RpcReplyPort<Result<JobRecord, JobsError>>,
+    },
+    /// Read a succeeded job's WAV.
+    Audio {
+        /// Requesting key.
+        owner: String,
+        /// Job id.
+        id: String,
+        /// The bytes.
+        reply: RpcReplyPort<Result<Vec<u8>, JobsError>>,
+    },
+    /// A runner finished (or gave up on) a job.
+    Finished(String),
+    /// Delete finished jobs past retention.
+    Sweep,
+    /// Readiness probe.
+    Ping(RpcReplyPort<bool>),
+}
+
+/// What the JobsActor is started with.
+#[derive(Clone)]
+pub struct JobsArgs {
+    /// The database.
+    pub db: Database,
+    /// Job audio files.
+    pub artifacts: ArtifactStore,
+    /// Where synthesis happens.
+    pub tts: TtsHandle,
+    /// Voices, to refuse unknown ones at creation.
+    pub voices: Arc<VoiceRegistry>,
+    /// Limits and retention.
+    pub settings: JobSettings,
+    /// This actor's own slot, so runners reach whichever incarnation is alive when they finish.
+    pub slot: ActorSlot<ToJobsActor>,
+    /// True on the first start of the process: jobs left running by a crash are queued again.
+    pub recover: bool,
+}
+
+/// Owns the queue; runners do the synthesis in their own tasks.
+pub struct JobsActor;
+
+/// The actor's state.
+pub struct JobsState {
+    args: JobsArgs,
+    queue: VecDeque<String>,
+    running: HashSet<String>,
+}
+
+fn storage(e: StorageError) -> JobsError {
+    JobsError::Storage(e.to_string())
+}
+
+impl Actor for JobsActor {
+    type Msg = ToJobsActor;
+    type State = JobsState;
+    type Arguments = JobsArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        args: JobsArgs,
+    ) -> Result<JobsState, ActorProcessingErr> {
+        let recover = args.recover;
+        let artifacts = args.artifacts.clone();
+        let queued = args
+            .db
+            .run(move |c| {
+                if recover {
+                    let requeued = job_queries::requeue_running(c)?;
+                    let orphans = artifacts.remove_orphans()?;
+                    if requeued + orphans > 0 {
+                        tracing::warn!(
+                            requeued,
+                            orphans,
+                            "recovered jobs interrupted by a stop or crash"
+                        );
+                    }
+                }
+                job_queries::queued(c)
+            })
+            .await?;
+        tracing::info!(queued = queued.len(), "jobs actor started");
+        let mut state = JobsState {
+            args,
+            queue: queued.into(),
+            running: HashSet::new(),
+        };
+        myself.send_message(ToJobsActor::Sweep)?;
+        myself.send_interval(SWEEP_EVERY, || ToJobsActor::Sweep);
+        pump(&mut state);
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut JobsState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            ToJobsActor::Create { job, reply } => {
+                let result = create(state, job).await;
+                if let Ok(record) = &result {
+                    state.queue.push_back(record.id.clone());
+                    pump(state);
+                }
+                let _ = reply.send(result);
+            }
+            ToJobsActor::Get { owner, id, reply } => {
+                let _ = reply.send(owned(state, &owner, &id).await);
+            }
+            ToJobsActor::Audio { owner, id, reply } => {
+                let result = match owned(state, &owner, &id).await {
+                    Ok(job) => match job.status {
+                        JobStatus::Succeeded => {
+                            let artifacts = state.args.artifacts.clone();
+                            tokio::task::spawn_blocking(move || artifacts.read(&job.id))
+                                .await
+                                .map_err(|e| JobsError::Storage(e.to_string()))
+                                .and_then(|r| r.map_err(storage))
+                        }
+                        JobStatus::Failed => Err(JobsError::Failed {
+                            id,
+                            reason: job.error.unwrap_or_default(),
+                        }),
+                        status => Err(JobsError::NotReady {
+                            id,
+                            status: status.as_str(),
+                        }),
+                    },
+                    Err(e) => Err(e),
+                };
+                let _ = reply.send(result);
+            }
+            ToJobsActor::Finished(id) => {
+                state.running.remove(&id);
+                pump(state);
+            }
+            ToJobsActor::Sweep => sweep(state).await,
+            ToJobsActor::Ping(reply) => {
+                let _ = reply.send(state.args.db.ping().await);
+            }
+        }
+        Ok(())
+    }
+}
+
+async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> {
+    if state.args.voices.get(&job.voice_id).is_none() {
+        return Err(JobsError::UnknownVoice(job.voice_id));
+    }
+    let limit = state.args.settings.max_unfinished_per_key;
+    let record = JobRecord::new(&job.owner, &job.text, &job.voice_id, job.settings);
+    let stored = record.clone();
+    let inserted = state
+        .args
+        .db
+        .run(move |c| {
+            if job_queries::count_unfinished(c, &stored.owner)? >= limit {
+                return Ok(false);
+            }
+            job_queries::insert(c, &stored)?;
+            Ok(true)
+        })
+        .await
+        .map_err(storage)?;
+    if !inserted {
+        return Err(JobsError::TooMany(limit));
+    }
+    tracing::info!(job_id = %record.id, voice_id = %record.voice_id, chars = record.text.chars().count(), "job queued");
+    Ok(record)
+}
+
+/// A job, if it exists and belongs to `owner` (anyone else is told it does not exist).
+async fn owned(state: &JobsState, owner: &str, id: &str) -> Result<JobRecord, JobsError> {
+    let lookup = id.to_string();
+    let job = state
+        .args
+        .db
+        .run(move |c| job_queries::get(c, &lookup))
+        .await
+        .map_err(storage)?;
+    job.filter(|j| j.owner == owner)
+        .ok_or_else(|| JobsError::NotFound(id.to_string()))
+}
+
+/// Start queued jobs while workers are free.
+fn pump(state: &mut JobsState) {
+    while state.running.len() < state.args.settings.workers {
+        let Some(id) = state.queue.pop_front() else {
+            break;
+        };
+        if !state.running.insert(id.clone()) {
+            continue;
+        }
+        let context = JobContext {
+            db: state.args.db.clone(),
+            artifacts: state.args.artifacts.clone(),
+            tts: state.args.tts.clone(),
+            slot: state.args.slot.clone(),
+        };
+        tokio::spawn(run_job(id, context));
+    }
+}
+
+async fn sweep(state: &JobsState) {
+    let cutoff =
+        unix_now() - i64::try_from(state.args.settings.retention_hours * 3600).unwrap_or(i64::MAX);
+    let artifacts = state.args.artifacts.clone();
+    let result = state
+        .args
+        .db
+        .run(move |c| {
+            let expired = job_queries::delete_expired(c, cutoff)?;
+            for id in &expired {
+                artifacts.remove(id)?;
+            }
+            Ok(expired.len())
+        })
+        .await;
+    match result {
+        Ok(0) => {}
+        Ok(deleted) => tracing::info!(deleted, "expired jobs deleted"),
+        Err(error) => tracing::warn!(%error, "job retention sweep failed"),
+    }
+}

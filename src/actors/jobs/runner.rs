@@ -1,0 +1,141 @@
+//! One job's synthesis, sentence by sentence, in its own task.
+
+use std::time::Duration;
+
+use super::actor::ToJobsActor;
+use crate::actors::tts::{SynthesisError, TtsHandle};
+use crate::actors::{ActorError, ActorSlot};
+use crate::audio;
+use crate::storage::{job_queries, ArtifactStore, Database, StorageError};
+use crate::tts::normalize::{split_clauses, split_sentences};
+use crate::tts::TtsError;
+
+/// Longest piece sent to the synthesizer at once.
+const PIECE_CHARS: usize = 400;
+/// How often a piece is retried while the synthesizer is busy or restarting.
+const RETRIES: u32 = 60;
+
+/// What a runner needs.
+pub struct JobContext {
+    pub db: Database,
+    pub artifacts: ArtifactStore,
+    pub tts: TtsHandle,
+    pub slot: ActorSlot<ToJobsActor>,
+}
+
+/// Run one job to `succeeded` or `failed`, then tell the actor.
+pub async fn run_job(id: String, context: JobContext) {
+    match execute(&id, &context).await {
+        Ok(()) => {}
+        Err(Outcome::Skipped) => {}
+        Err(Outcome::Failed(reason)) => {
+            tracing::warn!(job_id = %id, %reason, "job failed");
+            let job = id.clone();
+            if let Err(error) = context
+                .db
+                .run(move |c| job_queries::mark_failed(c, &job, &reason))
+                .await
+            {
+                tracing::error!(job_id = %id, %error, "could not record the failure");
+            }
+        }
+        Err(Outcome::Interrupted(error)) => {
+            // Storage is failing: leave the job running; it is queued again at the next start.
+            tracing::error!(job_id = %id, %error, "job interrupted by a storage error");
+        }
+    }
+    if context.slot.cast(ToJobsActor::Finished(id)).is_err() {
+        tracing::warn!(
+            "jobs actor unavailable while a job finished; the queue resumes when it restarts"
+        );
+    }
+}
+
+enum Outcome {
+    /// Someone else has it (it was not queued).
+    Skipped,
+    Failed(String),
+    Interrupted(StorageError),
+}
+
+impl From<StorageError> for Outcome {
+    fn from(e: StorageError) -> Self {
+        Outcome::Interrupted(e)
+    }
+}
+
+async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
+    let job_id = id.to_string();
+    let job = context
+        .db
+        .run(move |c| {
+            if !job_queries::mark_running(c, &job_id)? {
+                return Ok(None);
+            }
+            job_queries::get(c, &job_id)
+        })
+        .await?
+        .ok_or(Outcome::Skipped)?;
+    let started = std::time::Instant::now();
+    tracing::info!(job_id = %job.id, "job running");
+
+    let pieces: Vec<String> = split_sentences(&job.text)
+        .iter()
+        .flat_map(|s| split_clauses(s, PIECE_CHARS))
+        .collect();
+    let mut samples: Vec<f32> = Vec::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        match synthesize_with_retry(&context.tts, &job.voice_id, piece, job.settings).await {
+            Ok(audio) => samples.extend(audio),
+            Err(SynthesisError::Invalid(TtsError::NothingToSay)) => {}
+            Err(error) => return Err(Outcome::Failed(error.to_string())),
+        }
+        let (job_id, progress) = (job.id.clone(), (i + 1) as f64 / pieces.len() as f64);
+        context
+            .db
+            .run(move |c| job_queries::set_progress(c, &job_id, progress))
+            .await?;
+    }
+    if samples.is_empty() {
+        return Err(Outcome::Failed(
+            "the text contains nothing that can be spoken".into(),
+        ));
+    }
+
+    let seconds = samples.len() as f64 / f64::from(audio::SAMPLE_RATE);
+    let (artifacts, job_id) = (context.artifacts.clone(), job.id.clone());
+    tokio::task::spawn_blocking(move || artifacts.write(&job_id, &audio::encode_wav_16k(&samples)))
+        .await
+        .map_err(|e| Outcome::Interrupted(StorageError::Task(e.to_string())))??;
+    let job_id = job.id.clone();
+    context
+        .db
+        .run(move |c| job_queries::mark_succeeded(c, &job_id, seconds))
+        .await?;
+    tracing::info!(job_id = %job.id, audio_seconds = seconds, elapsed_ms = started.elapsed().as_millis() as u64, "job succeeded");
+    Ok(())
+}
+
+/// Synthesise a piece, waiting out a busy or restarting synthesizer.
+async fn synthesize_with_retry(
+    tts: &TtsHandle,
+    voice_id: &str,
+    text: &str,
+    settings: crate::tts::VoiceSettings,
+) -> Result<Vec<f32>, SynthesisError> {
+    let mut attempt = 0;
+    loop {
+        match tts.synthesize(voice_id, text, settings).await {
+            Err(SynthesisError::Actor(
+                ActorError::Busy { .. }
+                | ActorError::Restarting(_)
+                | ActorError::Crashed(_)
+                | ActorError::Timeout(_),
+            )) if attempt < RETRIES => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt.min(8)))).await;
+            }
+            other => return other,
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The supervised actor graph. A root supervisor spawns every component actor linked to itself and restarts
+//! one that crashes; handles (`XHandle`) find the current incarnation through an [`ActorSlot`], so they keep
+//! working across restarts, and a request whose actor dies under it gets [`ActorError::Crashed`] (503).
+//!
+//! - [`tts`] — synthesis with bounded admission on blocking threads.
+//! - [`jobs`] — the persistent queue of long synthesis jobs.
+//! - [`component`] — speech recognition, dialogue, the voice agent and voice cloning: real actors that answer
+//!   "not available" until their engines are built.
+//! - [`supervisor`] — spawning, restart budget, readiness.
+
+pub mod component;
+pub mod jobs;
+pub mod supervisor;
+pub mod tts;
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use ractor::rpc::CallResult;
+use ractor::{ActorRef, RpcReplyPort};
+
+/// Why a message to an actor got no answer, or a typed "cannot do that now".
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum ActorError {
+    /// The component is not part of this build yet.
+    #[error("{0}")]
+    NotAvailable(String),
+    /// The actor is being restarted after a crash.
+    #[error("the {0} component is restarting; try again shortly")]
+    Restarting(&'static str),
+    /// The actor died while handling this request.
+    #[error("the {0} component failed while handling this request; try again")]
+    Crashed(&'static str),
+    /// No answer in time.
+    #[error("the {0} component did not answer in time")]
+    Timeout(&'static str),
+    /// Admission refused: every worker is busy and the queue is full.
+    #[error("the {component} queue is full; retry in {retry_after} s")]
+    Busy {
+        /// Which component.
+        component: &'static str,
+        /// Suggested wait in seconds.
+        retry_after: u64,
+    },
+}
+
+/// Where the current incarnation of an actor lives; the supervisor swaps it on restart.
+pub struct ActorSlot<M> {
+    current: Arc<RwLock<Option<ActorRef<M>>>>,
+}
+
+impl<M> Clone for ActorSlot<M> {
+    fn clone(&self) -> Self {
+        Self {
+            current: Arc::clone(&self.current),
+        }
+    }
+}
+
+impl<M> Default for ActorSlot<M> {
+    fn default() -> Self {
+        Self {
+            current: Arc::new(RwLock::new(None)),
+        }
+    }
+}
+
+impl<M: Send + 'static> ActorSlot<M> {
+    /// The running actor, if any.
+    pub fn get(&self) -> Option<ActorRef<M>> {
+        self.current.read().ok().and_then(|guard| guard.clone())
+    }
+
+    /// Point the slot at a (re)started actor, or at nothing while it restarts.
+    pub fn set(&self, actor: Option<ActorRef<M>>) {
+        if let Ok(mut guard) = self.current.write() {
+            *guard = actor;
+        }
+    }
+
+    /// Ask the current actor and wait for its reply.
+    pub async fn call<T: Send + 'static>(
+        &self,
+        component: &'static str,
+        build: impl FnOnce(RpcReplyPort<T>) -> M,
+        timeout: Duration,
+    ) -> Result<T, ActorError> {
+        let actor = self.get().ok_or(ActorError::Restarting(component))?;
+        match actor.call(build, Some(timeout)).await {
+            Ok(CallResult::Success(reply)) => Ok(reply),
+            Ok(CallResult::Timeout) => Err(ActorError::Timeout(component)),
+            Ok(CallResult::SenderError) => Err(ActorError::Crashed(component)),
+            Err(_) => Err(ActorError::Restarting(component)),
+        }
+    }
+
+    /// Send without waiting for a reply.
+    pub fn cast(&self, message: M) -> Result<(), ActorError> {
+        let actor = self.get().ok_or(ActorError::Restarting("actor"))?;
+        actor
+            .cast(message)
+            .map_err(|_| ActorError::Restarting("actor"))
+    }
+}

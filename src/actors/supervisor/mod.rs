@@ -1,0 +1,99 @@
+//! The root supervisor: spawns every component actor linked to itself, restarts a crashed one within a restart
+//! budget, and stops the whole graph (so the service exits) when the budget is spent.
+
+mod actor;
+
+pub use actor::{Supervisor, SupervisorArgs, ToSupervisor};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ractor::{Actor, ActorRef};
+use tokio::sync::Semaphore;
+
+use super::component::{Component, ComponentHandle};
+use super::jobs::JobsHandle;
+use super::tts::{TtsArgs, TtsHandle};
+use super::ActorSlot;
+use crate::config::Settings;
+use crate::storage::{ArtifactStore, Database};
+use crate::tts::catalog::VoiceRegistry;
+
+/// Handles to every component, and the supervisor itself.
+#[derive(Clone)]
+pub struct Graph {
+    /// Synthesis.
+    pub tts: TtsHandle,
+    /// Jobs.
+    pub jobs: JobsHandle,
+    /// Speech recognition.
+    pub asr: ComponentHandle,
+    /// Dialogue.
+    pub dialogue: ComponentHandle,
+    /// Voice agent.
+    pub agent: ComponentHandle,
+    /// Voice cloning.
+    pub clone: ComponentHandle,
+    supervisor: ActorRef<ToSupervisor>,
+    restarts: Arc<AtomicU64>,
+}
+
+impl Graph {
+    /// Start the graph.
+    pub async fn start(
+        settings: &Settings,
+        voices: Arc<VoiceRegistry>,
+        db: Database,
+        artifacts: ArtifactStore,
+    ) -> Result<(Self, tokio::task::JoinHandle<()>), ractor::SpawnErr> {
+        let slots = actor::Slots::default();
+        let restarts = Arc::new(AtomicU64::new(0));
+        let tts = TtsArgs {
+            voices: Arc::clone(&voices),
+            admission: Arc::new(Semaphore::new(settings.tts.workers + settings.tts.queue)),
+            workers: Arc::new(Semaphore::new(settings.tts.workers)),
+        };
+        let args = SupervisorArgs {
+            slots: slots.clone(),
+            tts,
+            voices,
+            db,
+            artifacts,
+            jobs: settings.jobs.clone(),
+            budget: settings.supervisor.clone(),
+            restarts: Arc::clone(&restarts),
+        };
+        let (supervisor, join) = Actor::spawn(None, Supervisor, args).await?;
+        let component = |c: Component, slot: &ActorSlot<_>| ComponentHandle::new(c, slot.clone());
+        let graph = Graph {
+            tts: TtsHandle::new(slots.tts.clone()),
+            jobs: JobsHandle::new(slots.jobs.clone()),
+            asr: component(Component::Asr, &slots.asr),
+            dialogue: component(Component::Dialogue, &slots.dialogue),
+            agent: component(Component::Agent, &slots.agent),
+            clone: component(Component::Clone, &slots.clone),
+            supervisor,
+            restarts,
+        };
+        Ok((graph, join))
+    }
+
+    /// Whether every actor is running.
+    pub fn all_up(&self) -> bool {
+        self.tts.is_up()
+            && self.asr.is_up()
+            && self.dialogue.is_up()
+            && self.agent.is_up()
+            && self.clone.is_up()
+    }
+
+    /// Actor restarts since start-up.
+    pub fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
+    }
+
+    /// Stop every actor (graceful shutdown).
+    pub fn stop(&self) {
+        self.supervisor.stop(Some("shutdown".into()));
+    }
+}

@@ -1,0 +1,73 @@
+//! The TtsActor: owns the voices and admits synthesis requests to a bounded pool of blocking workers.
+
+mod actor;
+
+pub use actor::{ToTtsActor, TtsActor, TtsArgs};
+
+use std::time::Duration;
+
+use super::{ActorError, ActorSlot};
+use crate::tts::{TtsError, VoiceSettings};
+
+/// Longest a caller waits for synthesis (queueing included).
+const CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Why synthesis gave no audio.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum SynthesisError {
+    /// The text or settings were refused (422).
+    #[error(transparent)]
+    Invalid(#[from] TtsError),
+    /// No such voice (404).
+    #[error("voice {0:?} not found")]
+    UnknownVoice(String),
+    /// The voice is listed but cannot synthesise (503).
+    #[error("voice {0:?} is inactive: its model or runtime is not installed")]
+    InactiveVoice(String),
+    /// The synthesizer failed on this input (a bug; 503 so the client may retry).
+    #[error("synthesis failed: {0}")]
+    Engine(String),
+    /// Busy, restarting, crashed or timed out (503).
+    #[error(transparent)]
+    Actor(#[from] ActorError),
+}
+
+/// The public face of the TtsActor.
+#[derive(Clone)]
+pub struct TtsHandle {
+    slot: ActorSlot<ToTtsActor>,
+}
+
+impl TtsHandle {
+    /// A handle reading the given slot.
+    pub fn new(slot: ActorSlot<ToTtsActor>) -> Self {
+        Self { slot }
+    }
+
+    /// Synthesise `text` with a voice; 16 kHz mono samples.
+    pub async fn synthesize(
+        &self,
+        voice_id: &str,
+        text: &str,
+        settings: VoiceSettings,
+    ) -> Result<Vec<f32>, SynthesisError> {
+        let (voice_id, text) = (voice_id.to_string(), text.to_string());
+        self.slot
+            .call(
+                "tts",
+                |reply| ToTtsActor::Synthesize {
+                    voice_id,
+                    text,
+                    settings,
+                    reply,
+                },
+                CALL_TIMEOUT,
+            )
+            .await?
+    }
+
+    /// Whether the actor is running (readiness).
+    pub fn is_up(&self) -> bool {
+        self.slot.get().is_some()
+    }
+}

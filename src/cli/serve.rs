@@ -1,0 +1,111 @@
+//! `sauti serve` and `sauti keys`: run the service and manage its API keys.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use sauti::config::Settings;
+use sauti::server::{self, new_key};
+use sauti::storage::{key_queries, Database};
+use sauti::telemetry;
+
+/// Where configuration comes from.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// A TOML file applied after config/default.toml, config/{RUN_MODE}.toml and config/local.toml and before
+    /// SAUTI__SECTION__KEY environment variables.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+impl ConfigArgs {
+    fn load(&self) -> anyhow::Result<Settings> {
+        Ok(Settings::load(Path::new("config"), self.config.as_deref())?)
+    }
+}
+
+/// Run the HTTP service.
+pub fn serve(args: ConfigArgs) -> anyhow::Result<()> {
+    let settings = args.load()?;
+    telemetry::init(&settings.log);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")?;
+    runtime.block_on(server::serve(settings, |started| {
+        println!("sauti listening on http://{}", started.address);
+        if let Some(key) = &started.created_key {
+            println!("development API key (shown once; only its hash is stored): {key}");
+        }
+    }))?;
+    Ok(())
+}
+
+/// `sauti keys …`
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Create an API key and print it once (only its hash is stored).
+    ///
+    /// Example: sauti keys create --name "bank pilot"
+    Create {
+        /// A label for the key.
+        #[arg(long, default_value = "unnamed")]
+        name: String,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// List keys (ids, names, dates; never the keys themselves).
+    ///
+    /// Example: sauti keys list
+    List {
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Revoke a key by id; a running server stops accepting it within 15 seconds.
+    ///
+    /// Example: sauti keys revoke key_3f2a9c0d1b2e4f60
+    Revoke {
+        /// The key id shown by `sauti keys list`.
+        id: String,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+}
+
+/// Run a keys command against the configured data directory.
+pub fn keys(command: KeysCommand) -> anyhow::Result<()> {
+    let config = match &command {
+        KeysCommand::Create { config, .. }
+        | KeysCommand::List { config }
+        | KeysCommand::Revoke { config, .. } => config,
+    };
+    let settings = config.load()?;
+    let db = Database::open(&settings.storage.data_dir)?;
+    match command {
+        KeysCommand::Create { name, .. } => {
+            let key = new_key();
+            let record = db.run_blocking(|c| key_queries::insert(c, &name, &key))?;
+            println!("{key}");
+            eprintln!(
+                "created {} ({}); the key is shown only now",
+                record.id, record.name
+            );
+        }
+        KeysCommand::List { .. } => {
+            for r in db.run_blocking(|c| key_queries::list(c))? {
+                let state = r
+                    .revoked_at
+                    .map_or("active".to_string(), |t| format!("revoked {t}"));
+                println!("{}\t{}\tcreated {}\t{state}", r.id, r.name, r.created_at);
+            }
+        }
+        KeysCommand::Revoke { id, .. } => {
+            if !db.run_blocking(|c| key_queries::revoke(c, &id))? {
+                anyhow::bail!("no active key with id {id}");
+            }
+            eprintln!("revoked {id}");
+        }
+    }
+    Ok(())
+}

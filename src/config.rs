@@ -1,0 +1,296 @@
+//! Layered configuration: compiled defaults → `config/default.toml` → `config/{RUN_MODE}.toml` →
+//! `config/local.toml` → `--config FILE` → environment `SAUTI__SECTION__KEY`. Validated once at start-up; an
+//! invalid value stops start-up with one message naming the key.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use config::{Config, Environment, File, FileFormat};
+use serde::{Deserialize, Serialize};
+
+/// Everything an operator can set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Listening socket and public URL.
+    pub server: ServerSettings,
+    /// Where the database and job audio live.
+    pub storage: StorageSettings,
+    /// API keys.
+    pub auth: AuthSettings,
+    /// Requests per minute per key and category.
+    pub limits: LimitSettings,
+    /// Synthesis: voices, workers, admission, text limits.
+    pub tts: TtsSettings,
+    /// Asynchronous synthesis jobs.
+    pub jobs: JobSettings,
+    /// Actor supervision.
+    pub supervisor: SupervisorSettings,
+    /// Logging.
+    pub log: LogSettings,
+}
+
+/// `[server]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerSettings {
+    /// Address to listen on; port 0 picks a free port (the bound address is logged).
+    pub bind: String,
+    /// Base URL clients reach the service at; problem `type` URLs are built from it.
+    pub public_base_url: String,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            bind: "127.0.0.1:8080".into(),
+            public_base_url: "http://127.0.0.1:8080".into(),
+        }
+    }
+}
+
+/// `[storage]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageSettings {
+    /// Directory for the SQLite database and job audio; created if missing.
+    pub data_dir: PathBuf,
+}
+
+impl Default for StorageSettings {
+    fn default() -> Self {
+        Self {
+            data_dir: PathBuf::from("data"),
+        }
+    }
+}
+
+/// `[auth]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuthSettings {
+    /// Plaintext keys for development (comma-separated in the environment). Only their hashes are kept in
+    /// memory. When empty and the database holds no key, `serve` creates one development key and prints it once.
+    pub api_keys: Vec<String>,
+}
+
+/// `[limits]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitSettings {
+    /// `POST /v1/text-to-speech/*`, `POST /v1/tts/jobs`.
+    pub synthesis_per_minute: u32,
+    /// `GET /v1/tts/jobs/*`.
+    pub status_per_minute: u32,
+    /// Every other `/v1` endpoint.
+    pub default_per_minute: u32,
+    /// Requests without a valid key, per client IP address.
+    pub unauthenticated_per_minute: u32,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        Self {
+            synthesis_per_minute: 10,
+            status_per_minute: 60,
+            default_per_minute: 30,
+            unauthenticated_per_minute: 30,
+        }
+    }
+}
+
+/// `[tts]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TtsSettings {
+    /// Voice of `POST /v1/text-to-speech` examples and of jobs created without a voice.
+    pub default_voice: String,
+    /// Voice of agent replies when the request names none.
+    pub agent_voice: String,
+    /// Blocking threads that run synthesis at once.
+    pub workers: usize,
+    /// Requests that may wait for a worker; beyond that callers get 503 `server_busy`.
+    pub queue: usize,
+}
+
+impl Default for TtsSettings {
+    fn default() -> Self {
+        Self {
+            default_voice: "zuri".into(),
+            agent_voice: "baraka".into(),
+            workers: 2,
+            queue: 32,
+        }
+    }
+}
+
+/// `[jobs]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JobSettings {
+    /// Longest text `POST /v1/tts/jobs` accepts, in characters.
+    pub max_chars: usize,
+    /// Finished jobs (and their audio) are deleted this many hours after completion.
+    pub retention_hours: u64,
+    /// Jobs synthesised at the same time.
+    pub workers: usize,
+    /// Unfinished (queued or running) jobs one key may have at once.
+    pub max_unfinished_per_key: usize,
+}
+
+impl Default for JobSettings {
+    fn default() -> Self {
+        Self {
+            max_chars: 20_000,
+            retention_hours: 24,
+            workers: 1,
+            max_unfinished_per_key: 50,
+        }
+    }
+}
+
+/// `[supervisor]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SupervisorSettings {
+    /// Restarts allowed per actor within `restart_window_seconds`; past that the service stops.
+    pub max_restarts: u32,
+    /// The window over which restarts are counted.
+    pub restart_window_seconds: u64,
+}
+
+impl Default for SupervisorSettings {
+    fn default() -> Self {
+        Self {
+            max_restarts: 10,
+            restart_window_seconds: 60,
+        }
+    }
+}
+
+/// `[log]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogSettings {
+    /// `text` for people, `json` for log collectors.
+    pub format: LogFormat,
+    /// A `RUST_LOG`-style filter; the `RUST_LOG` variable overrides it.
+    pub filter: String,
+}
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        Self {
+            format: LogFormat::Text,
+            filter: "info".into(),
+        }
+    }
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Why the configuration could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A source could not be read or a value has the wrong type (the message names the key).
+    #[error("invalid configuration: {0}")]
+    Load(#[from] config::ConfigError),
+    /// A value is of the right type but not acceptable.
+    #[error("invalid configuration: {key} {problem}")]
+    Invalid {
+        /// The dotted key, e.g. `limits.synthesis_per_minute`.
+        key: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+impl Settings {
+    /// Load every layer, from `config_dir` (normally `config/`), an optional explicit file and the environment.
+    pub fn load(config_dir: &Path, explicit: Option<&Path>) -> Result<Self, ConfigError> {
+        let run_mode = std::env::var("RUN_MODE").unwrap_or_else(|_| "development".into());
+        let layer = |name: &str| {
+            File::from(config_dir.join(name))
+                .format(FileFormat::Toml)
+                .required(false)
+        };
+        let mut builder = Config::builder()
+            .add_source(Config::try_from(&Settings::default())?)
+            .add_source(layer("default.toml"))
+            .add_source(layer(&format!("{run_mode}.toml")))
+            .add_source(layer("local.toml"));
+        if let Some(path) = explicit {
+            builder = builder.add_source(File::from(path).format(FileFormat::Toml).required(true));
+        }
+        let settings: Settings = builder
+            .add_source(
+                Environment::with_prefix("SAUTI")
+                    .prefix_separator("__")
+                    .separator("__")
+                    .list_separator(",")
+                    .with_list_parse_key("auth.api_keys")
+                    .try_parsing(true),
+            )
+            .build()?
+            .try_deserialize()?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Check values the types alone do not constrain.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |key, problem: &str| {
+            Err(ConfigError::Invalid {
+                key,
+                problem: problem.to_string(),
+            })
+        };
+        if self.server.bind.parse::<SocketAddr>().is_err() {
+            return invalid("server.bind", "must be an address such as 127.0.0.1:8080");
+        }
+        let url = &self.server.public_base_url;
+        if !(url.starts_with("http://") || url.starts_with("https://")) || url.ends_with('/') {
+            return invalid(
+                "server.public_base_url",
+                "must be an http(s) URL without a trailing slash",
+            );
+        }
+        for (key, value) in [
+            (
+                "limits.synthesis_per_minute",
+                self.limits.synthesis_per_minute,
+            ),
+            ("limits.status_per_minute", self.limits.status_per_minute),
+            ("limits.default_per_minute", self.limits.default_per_minute),
+            (
+                "limits.unauthenticated_per_minute",
+                self.limits.unauthenticated_per_minute,
+            ),
+        ] {
+            if value == 0 {
+                return invalid(key, "must be at least 1");
+            }
+        }
+        if self.tts.workers == 0 {
+            return invalid("tts.workers", "must be at least 1");
+        }
+        if self.jobs.workers == 0 {
+            return invalid("jobs.workers", "must be at least 1");
+        }
+        if self.jobs.max_chars < 1 {
+            return invalid("jobs.max_chars", "must be at least 1");
+        }
+        if self.auth.api_keys.iter().any(|k| k.trim().len() < 8) {
+            return invalid("auth.api_keys", "must each be at least 8 characters");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,97 @@
+//! API keys: the `xi-api-key` header checked against SHA-256 hashes in constant time.
+
+use std::sync::{Arc, RwLock};
+
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::storage::{key_id, key_queries, Database, StorageError};
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// Id of the caller's key; owns the jobs (and later voices) it creates.
+    pub key_id: String,
+}
+
+#[derive(Clone)]
+struct Entry {
+    hash: [u8; 32],
+    id: String,
+}
+
+/// The accepted keys (hashes only), from configuration and the database.
+#[derive(Clone, Default)]
+pub struct KeyRing {
+    configured: Arc<Vec<Entry>>,
+    stored: Arc<RwLock<Vec<Entry>>>,
+}
+
+fn digest(key: &str) -> [u8; 32] {
+    Sha256::digest(key.as_bytes()).into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl KeyRing {
+    /// Keys from configuration (plaintext there, hashed here).
+    pub fn new(configured: &[String]) -> Self {
+        let configured = configured
+            .iter()
+            .map(|k| {
+                let hash = digest(k.trim());
+                Entry {
+                    hash,
+                    id: key_id(&hex(&hash)),
+                }
+            })
+            .collect();
+        Self {
+            configured: Arc::new(configured),
+            stored: Arc::default(),
+        }
+    }
+
+    /// Reload the database's active keys (start-up, and periodically so `sauti keys` takes effect).
+    pub async fn refresh(&self, db: &Database) -> Result<usize, StorageError> {
+        let records = db.run(|c| key_queries::list(c)).await?;
+        let entries: Vec<Entry> = records
+            .into_iter()
+            .filter(|r| r.revoked_at.is_none())
+            .filter_map(|r| {
+                let bytes: Vec<u8> = (0..r.hash.len() / 2)
+                    .filter_map(|i| u8::from_str_radix(&r.hash[2 * i..2 * i + 2], 16).ok())
+                    .collect();
+                let hash: [u8; 32] = bytes.try_into().ok()?;
+                Some(Entry { hash, id: r.id })
+            })
+            .collect();
+        let count = entries.len();
+        if let Ok(mut stored) = self.stored.write() {
+            *stored = entries;
+        }
+        Ok(count)
+    }
+
+    /// The caller a presented key belongs to. Every known hash is compared, in constant time each.
+    pub fn authenticate(&self, presented: &str) -> Option<Caller> {
+        let hash = digest(presented);
+        let stored = self.stored.read().map(|s| s.clone()).unwrap_or_default();
+        let mut found: Option<&str> = None;
+        for entry in self.configured.iter().chain(stored.iter()) {
+            if bool::from(entry.hash.ct_eq(&hash)) {
+                found = Some(&entry.id);
+            }
+        }
+        found.map(|id| Caller {
+            key_id: id.to_string(),
+        })
+    }
+
+    /// Whether any key is configured or stored.
+    pub fn is_empty(&self) -> bool {
+        self.configured.is_empty() && self.stored.read().map(|s| s.is_empty()).unwrap_or(true)
+    }
+}

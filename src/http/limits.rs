@@ -1,0 +1,200 @@
+//! Authentication and rate limiting in one middleware: every `/v1` response carries `X-RateLimit-Limit`,
+//! `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a request over its limit gets 429 with `Retry-After` and a
+//! detail naming the limit and the category.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use governor::clock::{Clock, DefaultClock};
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+
+use super::auth::KeyRing;
+use super::problem::ApiError;
+use crate::config::LimitSettings;
+
+/// Endpoint categories with their own limits (spec §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// `POST /v1/text-to-speech/*`, `POST /v1/tts/jobs`.
+    Synthesis,
+    /// `GET /v1/tts/jobs/*`.
+    Status,
+    /// Everything else.
+    Default,
+}
+
+impl Category {
+    /// The category of a request (the path with or without its `/v1` prefix).
+    pub fn of(method: &Method, path: &str) -> Self {
+        let path = path.strip_prefix("/v1").unwrap_or(path);
+        let synthesis = method == Method::POST
+            && (path.starts_with("/text-to-speech/")
+                || path == "/tts/jobs"
+                || path == "/tts/jobs/");
+        if synthesis {
+            Category::Synthesis
+        } else if method == Method::GET && path.starts_with("/tts/jobs/") {
+            Category::Status
+        } else {
+            Category::Default
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Category::Synthesis => "synthesis",
+            Category::Status => "status/polling",
+            Category::Default => "default",
+        }
+    }
+}
+
+type Limiter<K> =
+    RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
+
+struct Bucket<K: std::hash::Hash + Eq + Clone> {
+    limiter: Limiter<K>,
+    per_minute: u32,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
+    fn new(per_minute: u32) -> Self {
+        let rate = NonZeroU32::new(per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
+        Self {
+            limiter: RateLimiter::keyed(Quota::per_minute(rate)).with_middleware(),
+            per_minute: rate.get(),
+        }
+    }
+
+    /// Count one request; the headers to send either way, and a 429 when over the limit.
+    fn check(&self, key: &K, category: Category) -> (HeaderMap, Option<ApiError>) {
+        let interval = 60.0 / f64::from(self.per_minute);
+        let now = unix_seconds();
+        match self.limiter.check_key(key) {
+            Ok(snapshot) => {
+                let remaining = snapshot.remaining_burst_capacity();
+                let reset = now + f64::from(self.per_minute - remaining) * interval;
+                (headers(self.per_minute, remaining, reset), None)
+            }
+            Err(not_until) => {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                let retry_after = wait.as_secs_f64().ceil().max(1.0) as u64;
+                let reset = now + f64::from(self.per_minute) * interval;
+                let detail = format!(
+                    "rate limit exceeded: {} requests per minute for {}; retry in {retry_after} s",
+                    self.per_minute,
+                    category.name()
+                );
+                (
+                    headers(self.per_minute, 0, reset),
+                    Some(ApiError::rate_limited(detail, retry_after)),
+                )
+            }
+        }
+    }
+}
+
+fn unix_seconds() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+fn headers(limit: u32, remaining: u32, reset: f64) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    h.insert("x-ratelimit-limit", HeaderValue::from(limit));
+    h.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
+    h.insert("x-ratelimit-reset", HeaderValue::from(reset.ceil() as u64));
+    h
+}
+
+/// The limiters of a server.
+pub struct RateLimits {
+    synthesis: Bucket<String>,
+    status: Bucket<String>,
+    default: Bucket<String>,
+    unauthenticated: Bucket<IpAddr>,
+}
+
+impl RateLimits {
+    /// Limiters sized from configuration.
+    pub fn new(settings: &LimitSettings) -> Self {
+        Self {
+            synthesis: Bucket::new(settings.synthesis_per_minute),
+            status: Bucket::new(settings.status_per_minute),
+            default: Bucket::new(settings.default_per_minute),
+            unauthenticated: Bucket::new(settings.unauthenticated_per_minute),
+        }
+    }
+
+    /// Forget idle keys so memory stays bounded (called every minute).
+    pub fn forget_idle(&self) {
+        self.synthesis.limiter.retain_recent();
+        self.status.limiter.retain_recent();
+        self.default.limiter.retain_recent();
+        self.unauthenticated.limiter.retain_recent();
+    }
+}
+
+/// State of the guard middleware.
+#[derive(Clone)]
+pub struct Guard {
+    /// Accepted keys.
+    pub keys: KeyRing,
+    /// Limiters.
+    pub limits: Arc<RateLimits>,
+}
+
+/// Middleware for `/v1`: authenticate, count against the caller's limit, attach the headers.
+pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next) -> Response {
+    let category = Category::of(request.method(), request.uri().path());
+    let presented = request
+        .headers()
+        .get("xi-api-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let caller = presented
+        .as_deref()
+        .and_then(|k| guard.keys.authenticate(k));
+    let Some(caller) = caller else {
+        // Unauthenticated requests are limited per client address, so key guessing is slow.
+        let ip = request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+        let (headers, limited) = guard.limits.unauthenticated.check(&ip, category);
+        let error = limited.unwrap_or_else(|| match presented {
+            None => ApiError::unauthorized("missing API key: send it in the xi-api-key header"),
+            Some(_) => ApiError::unauthorized("invalid API key"),
+        });
+        return with_headers(error.into_response(), headers);
+    };
+    let bucket = match category {
+        Category::Synthesis => &guard.limits.synthesis,
+        Category::Status => &guard.limits.status,
+        Category::Default => &guard.limits.default,
+    };
+    let (headers, limited) = bucket.check(&caller.key_id, category);
+    if let Some(error) = limited {
+        tracing::info!(key_id = %caller.key_id, category = category.name(), "rate limited");
+        return with_headers(error.into_response(), headers);
+    }
+    request.extensions_mut().insert(caller);
+    with_headers(next.run(request).await, headers)
+}
+
+fn with_headers(mut response: Response, headers: HeaderMap) -> Response {
+    response.headers_mut().extend(headers);
+    response
+}
+
+/// Period of [`RateLimits::forget_idle`].
+pub const FORGET_EVERY: Duration = Duration::from_secs(60);

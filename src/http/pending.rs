@@ -1,0 +1,37 @@
+//! Endpoints whose components are not built yet: their actors answer 503 with what is missing.
+
+use axum::extract::State;
+use axum::response::Response;
+
+use super::problem::ApiError;
+use super::AppState;
+
+/// `POST /v1/speech-to-text/`.
+pub async fn speech_to_text(State(state): State<AppState>) -> Result<Response, ApiError> {
+    state.graph.asr.ensure_available().await?;
+    Err(ApiError::unavailable(
+        "not_available",
+        "speech recognition is not available",
+        3600,
+    ))
+}
+
+/// `POST /v1/voice-clone/`.
+pub async fn voice_clone(State(state): State<AppState>) -> Result<Response, ApiError> {
+    state.graph.clone.ensure_available().await?;
+    Err(ApiError::unavailable(
+        "not_available",
+        "voice cloning is not available",
+        3600,
+    ))
+}
+
+/// `POST /v1/voice-agent/converse` and `/converse/audio`.
+pub async fn converse(State(state): State<AppState>) -> Result<Response, ApiError> {
+    state.graph.agent.ensure_available().await?;
+    Err(ApiError::unavailable(
+        "not_available",
+        "the voice agent is not available",
+        3600,
+    ))
+}

@@ -1,0 +1,207 @@
+//! `POST /v1/text-to-speech/{voice_id}` and the asynchronous jobs of `/v1/tts/jobs`.
+
+use axum::extract::{Extension, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+
+use super::auth::Caller;
+use super::extract::{ApiJson, ApiPath};
+use super::problem::ApiError;
+use super::AppState;
+use crate::actors::jobs::NewJob;
+use crate::audio;
+use crate::storage::{JobRecord, JobStatus};
+use crate::tts::VoiceSettings;
+
+/// Longest text of `POST /v1/text-to-speech` (spec §8).
+pub const TTS_MAX_CHARS: usize = 5_000;
+/// Longer texts are synthesised as a job (spec §4.1).
+pub const TTS_SYNC_MAX_CHARS: usize = 2_000;
+
+/// Body of `POST /v1/text-to-speech/{voice_id}`.
+#[derive(Debug, Deserialize)]
+pub struct TtsRequest {
+    /// Swahili text.
+    pub text: String,
+    /// Optional voice settings; omitted members take their defaults.
+    #[serde(default)]
+    pub voice_settings: Option<VoiceSettings>,
+}
+
+/// Spec §2.4.
+#[derive(Debug, Serialize)]
+pub struct SynthesisResult {
+    audio_base64: String,
+    content_type: &'static str,
+    duration_seconds: f64,
+    characters_synthesized: usize,
+    voice_id: String,
+}
+
+/// 202 body for a created job.
+#[derive(Debug, Serialize)]
+pub struct JobCreated {
+    job_id: String,
+    status: JobStatus,
+    created_at: String,
+}
+
+impl From<&JobRecord> for JobCreated {
+    fn from(job: &JobRecord) -> Self {
+        Self {
+            job_id: job.id.clone(),
+            status: job.status,
+            created_at: job.created_at.clone(),
+        }
+    }
+}
+
+/// Check a text against a length limit; the detail follows the spec's wording.
+fn check_text(text: &str, max: usize) -> Result<usize, ApiError> {
+    if text.trim().is_empty() {
+        return Err(ApiError::unprocessable("`text` must not be empty"));
+    }
+    let chars = text.chars().count();
+    if chars > max {
+        return Err(ApiError::unprocessable(format!(
+            "`text` exceeds the maximum length of {max} characters"
+        )));
+    }
+    Ok(chars)
+}
+
+fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
+    let settings = given.unwrap_or_default();
+    settings.validate()?;
+    Ok(settings)
+}
+
+/// `POST /v1/text-to-speech/{voice_id}`: 200 with audio up to 2,000 characters, 202 with a job beyond.
+pub async fn text_to_speech(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiPath(voice_id): ApiPath<String>,
+    ApiJson(request): ApiJson<TtsRequest>,
+) -> Result<Response, ApiError> {
+    if state.voices.get(&voice_id).is_none() {
+        return Err(ApiError::not_found(format!("voice {voice_id:?} not found")));
+    }
+    let chars = check_text(&request.text, TTS_MAX_CHARS)?;
+    let settings = settings(request.voice_settings)?;
+    if chars > TTS_SYNC_MAX_CHARS {
+        let job = NewJob {
+            owner: caller.key_id,
+            text: request.text,
+            voice_id,
+            settings,
+        };
+        let record = state.graph.jobs.create(job).await?;
+        return Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&record))).into_response());
+    }
+    let samples = state
+        .graph
+        .tts
+        .synthesize(&voice_id, &request.text, settings)
+        .await?;
+    let wav = audio::encode_wav_16k(&samples);
+    let duration = samples.len() as f64 / f64::from(audio::SAMPLE_RATE);
+    Ok(Json(SynthesisResult {
+        audio_base64: base64::engine::general_purpose::STANDARD.encode(&wav),
+        content_type: "audio/wav",
+        duration_seconds: (duration * 1000.0).round() / 1000.0,
+        characters_synthesized: chars,
+        voice_id,
+    })
+    .into_response())
+}
+
+/// Body of `POST /v1/tts/jobs`.
+#[derive(Debug, Deserialize)]
+pub struct JobRequest {
+    /// The text (required; up to `jobs.max_chars`).
+    pub text: String,
+    /// The voice; the TTS default voice when omitted.
+    #[serde(default)]
+    pub voice_id: Option<String>,
+    /// Voice settings.
+    #[serde(default)]
+    pub voice_settings: Option<VoiceSettings>,
+}
+
+/// `POST /v1/tts/jobs` → 202.
+pub async fn create_job(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiJson(request): ApiJson<JobRequest>,
+) -> Result<Response, ApiError> {
+    check_text(&request.text, state.settings.jobs.max_chars)?;
+    let settings = settings(request.voice_settings)?;
+    let voice_id = request
+        .voice_id
+        .unwrap_or_else(|| state.settings.tts.default_voice.clone());
+    let job = NewJob {
+        owner: caller.key_id,
+        text: request.text,
+        voice_id,
+        settings,
+    };
+    let record = state.graph.jobs.create(job).await?;
+    Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&record))).into_response())
+}
+
+/// `GET /v1/tts/jobs/{job_id}` body.
+#[derive(Debug, Serialize)]
+pub struct JobView {
+    job_id: String,
+    status: JobStatus,
+    created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completed_at: Option<String>,
+    /// Fraction of the text synthesised so far (0–1).
+    progress: f64,
+    /// Seconds of audio, once succeeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duration_seconds: Option<f64>,
+    /// Why a failed job failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+/// `GET /v1/tts/jobs/{job_id}`.
+pub async fn job_status(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiPath(job_id): ApiPath<String>,
+) -> Result<Json<JobView>, ApiError> {
+    let job = state.graph.jobs.get(&caller.key_id, &job_id).await?;
+    Ok(Json(JobView {
+        job_id: job.id,
+        status: job.status,
+        created_at: job.created_at,
+        completed_at: job.completed_at,
+        progress: (job.progress * 1000.0).round() / 1000.0,
+        duration_seconds: job.audio_seconds.map(|s| (s * 1000.0).round() / 1000.0),
+        error: job.error,
+    }))
+}
+
+/// `GET /v1/tts/jobs/{job_id}/audio`: the WAV of a succeeded job.
+pub async fn job_audio(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiPath(job_id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let wav = state.graph.jobs.audio(&caller.key_id, &job_id).await?;
+    let disposition = format!("attachment; filename=\"{job_id}.wav\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "audio/wav".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        wav,
+    )
+        .into_response())
+}

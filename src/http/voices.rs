@@ -1,0 +1,46 @@
+//! `GET /v1/voices` and `GET /v1/voices/{voice_id}`.
+
+use axum::extract::State;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::extract::{ApiPath, ApiQuery};
+use super::problem::ApiError;
+use super::AppState;
+use crate::tts::catalog::VoiceInfo;
+
+/// Query of the voice list.
+#[derive(Debug, Deserialize)]
+pub struct VoiceFilter {
+    /// ISO 639-1 code, e.g. `sw`.
+    pub language: Option<String>,
+}
+
+/// Body of the voice list.
+#[derive(Debug, Serialize)]
+pub struct VoiceList {
+    voices: Vec<VoiceInfo>,
+}
+
+/// `GET /v1/voices[?language=sw]`.
+pub async fn list(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<VoiceFilter>,
+) -> Json<VoiceList> {
+    Json(VoiceList {
+        voices: state.voices.list(filter.language.as_deref()),
+    })
+}
+
+/// `GET /v1/voices/{voice_id}`.
+pub async fn get(
+    State(state): State<AppState>,
+    ApiPath(voice_id): ApiPath<String>,
+) -> Result<Json<VoiceInfo>, ApiError> {
+    state
+        .voices
+        .get(&voice_id)
+        .cloned()
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found(format!("voice {voice_id:?} not found")))
+}

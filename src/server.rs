@@ -1,0 +1,207 @@
+//! `sauti serve`: storage, keys, the actor graph and the HTTP server, with graceful shutdown.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use crate::actors::supervisor::Graph;
+use crate::config::{ConfigError, Settings};
+use crate::http::auth::KeyRing;
+use crate::http::limits::{RateLimits, FORGET_EVERY};
+use crate::http::{router, AppState};
+use crate::storage::{key_queries, ArtifactStore, Database, StorageError};
+use crate::tts::catalog::VoiceRegistry;
+
+/// Why the server could not start or stopped abnormally.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Configuration refused.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Database or files.
+    #[error("storage: {0}")]
+    Storage(#[from] StorageError),
+    /// The actor graph would not start.
+    #[error("cannot start the actor graph: {0}")]
+    Actors(String),
+    /// The listening socket.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The configured address.
+        address: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Serving failed.
+    #[error("server error: {0}")]
+    Serve(std::io::Error),
+    /// An actor crashed more often than the restart budget allows.
+    #[error(
+        "the actor graph stopped: an actor failed more often than supervisor.max_restarts allows"
+    )]
+    GraphStopped,
+}
+
+/// What a caller learns once the server listens.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The bound address (useful with port 0).
+    pub address: SocketAddr,
+    /// A development key created on this start, to be shown once.
+    pub created_key: Option<String>,
+}
+
+/// Run the service until SIGINT/SIGTERM (or the actor graph gives up). `on_start` runs once it listens.
+pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Result<(), ServeError> {
+    let settings = Arc::new(settings);
+    let db = Database::open(&settings.storage.data_dir)?;
+    let artifacts = ArtifactStore::open(&settings.storage.data_dir)?;
+    let created_key = ensure_a_key(&settings, &db)?;
+    let keys = KeyRing::new(&settings.auth.api_keys);
+    keys.refresh(&db).await?;
+
+    let voices = Arc::new(VoiceRegistry::builtin());
+    for (key, voice) in [
+        ("tts.default_voice", &settings.tts.default_voice),
+        ("tts.agent_voice", &settings.tts.agent_voice),
+    ] {
+        if voices.get(voice).is_none() {
+            return Err(ConfigError::Invalid {
+                key,
+                problem: format!("names an unknown voice {voice:?}"),
+            }
+            .into());
+        }
+    }
+    let (graph, supervisor) = Graph::start(&settings, Arc::clone(&voices), db.clone(), artifacts)
+        .await
+        .map_err(|e| ServeError::Actors(e.to_string()))?;
+
+    let limits = Arc::new(RateLimits::new(&settings.limits));
+    let housekeeping = spawn_housekeeping(keys.clone(), db.clone(), Arc::clone(&limits));
+    let state = AppState {
+        settings: Arc::clone(&settings),
+        voices,
+        graph: graph.clone(),
+    };
+    let app = router(state, keys, limits);
+
+    let listener = TcpListener::bind(&settings.server.bind)
+        .await
+        .map_err(|source| ServeError::Bind {
+            address: settings.server.bind.clone(),
+            source,
+        })?;
+    let address = listener.local_addr().map_err(ServeError::Serve)?;
+    tracing::info!(%address, data_dir = %settings.storage.data_dir.display(), "sauti listening");
+    on_start(&Started {
+        address,
+        created_key,
+    });
+
+    let (graph_stopped_tx, graph_stopped_rx) = tokio::sync::oneshot::channel::<()>();
+    let watcher = tokio::spawn(async move {
+        let _ = supervisor.await;
+        let _ = graph_stopped_tx.send(());
+    });
+    let graph_failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let failed = Arc::clone(&graph_failed);
+    let shutdown = async move {
+        tokio::select! {
+            _ = shutdown_signal() => tracing::info!("shutdown requested"),
+            _ = graph_stopped_rx => {
+                failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                tracing::error!("actor graph stopped");
+            }
+        }
+    };
+    let result = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await;
+
+    housekeeping.abort();
+    graph.stop();
+    // Give running jobs' actors a moment to stop; anything still running is queued again at the next start.
+    let _ = tokio::time::timeout(Duration::from_secs(5), watcher).await;
+    let _ = db
+        .run(|c| Ok(c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?))
+        .await;
+    tracing::info!("sauti stopped");
+    result.map_err(ServeError::Serve)?;
+    if graph_failed.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(ServeError::GraphStopped);
+    }
+    Ok(())
+}
+
+/// With no configured key and none stored, create one development key (only its hash is kept).
+fn ensure_a_key(settings: &Settings, db: &Database) -> Result<Option<String>, StorageError> {
+    if !settings.auth.api_keys.is_empty() {
+        return Ok(None);
+    }
+    db.run_blocking(|c| {
+        if key_queries::any(c)? {
+            return Ok(None);
+        }
+        let key = new_key();
+        key_queries::insert(c, "development", &key)?;
+        Ok(Some(key))
+    })
+}
+
+/// A fresh random API key.
+pub fn new_key() -> String {
+    let bytes: [u8; 24] = rand::random();
+    format!(
+        "sk_sauti_{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+fn spawn_housekeeping(
+    keys: KeyRing,
+    db: Database,
+    limits: Arc<RateLimits>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(15));
+        let mut since_forget = Duration::ZERO;
+        loop {
+            tick.tick().await;
+            if let Err(error) = keys.refresh(&db).await {
+                tracing::warn!(%error, "could not reload API keys");
+            }
+            since_forget += Duration::from_secs(15);
+            if since_forget >= FORGET_EVERY {
+                limits.forget_idle();
+                since_forget = Duration::ZERO;
+            }
+        }
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+}

@@ -1,0 +1,224 @@
+//! The jobs table: the lifecycle queued → running → succeeded | failed, written before it is acted on.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{now_rfc3339, unix_now, StorageError};
+use crate::tts::VoiceSettings;
+
+/// Where a job is in its lifecycle (spec §3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    /// Waiting for a worker.
+    Queued,
+    /// Being synthesised.
+    Running,
+    /// Audio ready to download.
+    Succeeded,
+    /// Ended without audio; `error` says why.
+    Failed,
+}
+
+impl JobStatus {
+    /// The stored and reported name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Succeeded => "succeeded",
+            JobStatus::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self, StorageError> {
+        match s {
+            "queued" => Ok(JobStatus::Queued),
+            "running" => Ok(JobStatus::Running),
+            "succeeded" => Ok(JobStatus::Succeeded),
+            "failed" => Ok(JobStatus::Failed),
+            other => Err(StorageError::Corrupt(format!("job status {other:?}"))),
+        }
+    }
+}
+
+/// One job as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRecord {
+    /// `job_` + 32 hex digits.
+    pub id: String,
+    /// Id of the key that created it; no other key can see it.
+    pub owner: String,
+    /// Lifecycle state.
+    pub status: JobStatus,
+    /// The text to speak.
+    pub text: String,
+    /// The voice to speak it with.
+    pub voice_id: String,
+    /// Voice settings.
+    pub settings: VoiceSettings,
+    /// Creation time (RFC 3339).
+    pub created_at: String,
+    /// Completion time, once succeeded or failed.
+    pub completed_at: Option<String>,
+    /// Fraction of sentences synthesised (0–1).
+    pub progress: f64,
+    /// Why a failed job failed.
+    pub error: Option<String>,
+    /// Seconds of audio, once succeeded.
+    pub audio_seconds: Option<f64>,
+}
+
+impl JobRecord {
+    /// A new queued job created now.
+    pub fn new(owner: &str, text: &str, voice_id: &str, settings: VoiceSettings) -> Self {
+        Self {
+            id: format!("job_{}", uuid::Uuid::new_v4().simple()),
+            owner: owner.to_string(),
+            status: JobStatus::Queued,
+            text: text.to_string(),
+            voice_id: voice_id.to_string(),
+            settings,
+            created_at: now_rfc3339(),
+            completed_at: None,
+            progress: 0.0,
+            error: None,
+            audio_seconds: None,
+        }
+    }
+}
+
+const COLUMNS: &str = "id, owner, status, text, voice_id, settings, created_at, completed_at, progress, error, audio_seconds";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(JobRecord, String, String)> {
+    let record = JobRecord {
+        id: r.get(0)?,
+        owner: r.get(1)?,
+        status: JobStatus::Queued,
+        text: r.get(3)?,
+        voice_id: r.get(4)?,
+        settings: VoiceSettings::default(),
+        created_at: r.get(6)?,
+        completed_at: r.get(7)?,
+        progress: r.get(8)?,
+        error: r.get(9)?,
+        audio_seconds: r.get(10)?,
+    };
+    Ok((record, r.get(2)?, r.get(5)?))
+}
+
+fn decode(
+    (mut record, status, settings): (JobRecord, String, String),
+) -> Result<JobRecord, StorageError> {
+    record.status = JobStatus::parse(&status)?;
+    record.settings =
+        serde_json::from_str(&settings).map_err(|e| StorageError::Corrupt(e.to_string()))?;
+    Ok(record)
+}
+
+/// Store a new job.
+pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
+    let settings =
+        serde_json::to_string(&job.settings).map_err(|e| StorageError::Corrupt(e.to_string()))?;
+    c.execute(
+        "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            job.id,
+            job.owner,
+            job.status.as_str(),
+            job.text,
+            job.voice_id,
+            settings,
+            job.created_at,
+            unix_now()
+        ],
+    )?;
+    Ok(())
+}
+
+/// A job by id.
+pub fn get(c: &Connection, id: &str) -> Result<Option<JobRecord>, StorageError> {
+    let sql = format!("SELECT {COLUMNS} FROM jobs WHERE id = ?1");
+    c.query_row(&sql, params![id], row)
+        .optional()?
+        .map(decode)
+        .transpose()
+}
+
+/// Queued or running jobs of one key.
+pub fn count_unfinished(c: &Connection, owner: &str) -> Result<usize, StorageError> {
+    let n: i64 = c.query_row(
+        "SELECT COUNT(*) FROM jobs WHERE owner = ?1 AND status IN ('queued', 'running')",
+        params![owner],
+        |r| r.get(0),
+    )?;
+    Ok(usize::try_from(n).unwrap_or(0))
+}
+
+/// queued → running; false if the job was not queued (so it never runs twice at once).
+pub fn mark_running(c: &Connection, id: &str) -> Result<bool, StorageError> {
+    let changed = c.execute(
+        "UPDATE jobs SET status = 'running', started_at = ?2, runs = runs + 1, progress = 0
+         WHERE id = ?1 AND status = 'queued'",
+        params![id, now_rfc3339()],
+    )?;
+    Ok(changed == 1)
+}
+
+/// Record progress of a running job.
+pub fn set_progress(c: &Connection, id: &str, progress: f64) -> Result<(), StorageError> {
+    c.execute(
+        "UPDATE jobs SET progress = ?2 WHERE id = ?1 AND status = 'running'",
+        params![id, progress],
+    )?;
+    Ok(())
+}
+
+/// running → succeeded (the audio file is already in place).
+pub fn mark_succeeded(c: &Connection, id: &str, audio_seconds: f64) -> Result<bool, StorageError> {
+    let changed = c.execute(
+        "UPDATE jobs SET status = 'succeeded', progress = 1, completed_at = ?2, completed_unix = ?3, audio_seconds = ?4
+         WHERE id = ?1 AND status = 'running'",
+        params![id, now_rfc3339(), unix_now(), audio_seconds],
+    )?;
+    Ok(changed == 1)
+}
+
+/// running → failed with a reason.
+pub fn mark_failed(c: &Connection, id: &str, error: &str) -> Result<bool, StorageError> {
+    let changed = c.execute(
+        "UPDATE jobs SET status = 'failed', completed_at = ?2, completed_unix = ?3, error = ?4
+         WHERE id = ?1 AND status = 'running'",
+        params![id, now_rfc3339(), unix_now(), error],
+    )?;
+    Ok(changed == 1)
+}
+
+/// After a crash or shutdown: jobs left running go back to the queue. Returns how many.
+pub fn requeue_running(c: &Connection) -> Result<usize, StorageError> {
+    Ok(c.execute(
+        "UPDATE jobs SET status = 'queued', progress = 0 WHERE status = 'running'",
+        [],
+    )?)
+}
+
+/// Ids of queued jobs, oldest first.
+pub fn queued(c: &Connection) -> Result<Vec<String>, StorageError> {
+    let mut statement =
+        c.prepare("SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_unix, rowid")?;
+    let ids = statement
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(ids)
+}
+
+/// Delete finished jobs completed before `before_unix`; returns their ids (for removing their audio).
+pub fn delete_expired(c: &Connection, before_unix: i64) -> Result<Vec<String>, StorageError> {
+    let mut statement = c.prepare(
+        "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND completed_unix < ?1 RETURNING id",
+    )?;
+    let ids = statement
+        .query_map(params![before_unix], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(ids)
+}

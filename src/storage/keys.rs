@@ -1,0 +1,90 @@
+//! API keys: only SHA-256 hashes are stored; a key's id (derived from its hash) names its owner everywhere.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use sha2::{Digest, Sha256};
+
+use super::{now_rfc3339, StorageError};
+
+/// A stored key (never the key itself).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRecord {
+    /// Stable id, `key_` + 16 hex digits of the hash.
+    pub id: String,
+    /// A label for operators.
+    pub name: String,
+    /// Hex SHA-256 of the key.
+    pub hash: String,
+    /// When it was created.
+    pub created_at: String,
+    /// When it was revoked, if it was.
+    pub revoked_at: Option<String>,
+}
+
+/// Hex SHA-256 of a key.
+pub fn hash_key(key: &str) -> String {
+    Sha256::digest(key.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The id of the key with this hash.
+pub fn key_id(hash: &str) -> String {
+    format!("key_{}", &hash[..16.min(hash.len())])
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
+    Ok(KeyRecord {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        hash: r.get(2)?,
+        created_at: r.get(3)?,
+        revoked_at: r.get(4)?,
+    })
+}
+
+/// Store a new key's hash; returns its record.
+pub fn insert(c: &Connection, name: &str, key: &str) -> Result<KeyRecord, StorageError> {
+    let hash = hash_key(key);
+    let record = KeyRecord {
+        id: key_id(&hash),
+        name: name.to_string(),
+        hash,
+        created_at: now_rfc3339(),
+        revoked_at: None,
+    };
+    c.execute(
+        "INSERT INTO api_keys (id, name, hash, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![record.id, record.name, record.hash, record.created_at],
+    )?;
+    Ok(record)
+}
+
+/// Every key, revoked ones included, oldest first.
+pub fn list(c: &Connection) -> Result<Vec<KeyRecord>, StorageError> {
+    let mut statement = c.prepare(
+        "SELECT id, name, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id",
+    )?;
+    let rows = statement
+        .query_map([], row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Revoke a key by id; returns whether an active key was revoked.
+pub fn revoke(c: &Connection, id: &str) -> Result<bool, StorageError> {
+    let changed = c.execute(
+        "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+        params![id, now_rfc3339()],
+    )?;
+    Ok(changed > 0)
+}
+
+/// Whether any key (revoked or not) was ever stored.
+pub fn any(c: &Connection) -> Result<bool, StorageError> {
+    Ok(c.query_row("SELECT id FROM api_keys LIMIT 1", [], |r| {
+        r.get::<_, String>(0)
+    })
+    .optional()?
+    .is_some())
+}

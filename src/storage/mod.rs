@@ -1,0 +1,155 @@
+//! Persistence: one SQLite database in the data directory (jobs, API keys) and job audio files written
+//! atomically beside it. Every database call runs on a blocking thread.
+
+mod artifacts;
+mod jobs;
+mod keys;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rusqlite::Connection;
+
+pub use artifacts::ArtifactStore;
+pub use jobs::{JobRecord, JobStatus};
+pub use keys::{hash_key, key_id, KeyRecord};
+
+/// Storage failures; the HTTP layer reports them as 503 (the service cannot do its job right now).
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// The database refused or failed.
+    #[error("database error: {0}")]
+    Database(#[from] rusqlite::Error),
+    /// A file could not be written, read or removed.
+    #[error("file error: {0}")]
+    Io(#[from] std::io::Error),
+    /// A blocking task was cancelled or panicked.
+    #[error("storage task failed: {0}")]
+    Task(String),
+    /// A stored value could not be decoded.
+    #[error("corrupt stored value: {0}")]
+    Corrupt(String),
+}
+
+/// A handle to the database; cheap to clone.
+#[derive(Clone)]
+pub struct Database {
+    connection: Arc<Mutex<Connection>>,
+    data_dir: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    status TEXT NOT NULL,
+    text TEXT NOT NULL,
+    voice_id TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    created_unix INTEGER NOT NULL,
+    started_at TEXT,
+    completed_at TEXT,
+    completed_unix INTEGER,
+    progress REAL NOT NULL DEFAULT 0,
+    error TEXT,
+    audio_seconds REAL,
+    runs INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs (owner, status);
+CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status, created_unix);
+";
+
+impl Database {
+    /// Open (creating if needed) `sauti.db` in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Self, StorageError> {
+        std::fs::create_dir_all(data_dir)?;
+        let connection = Connection::open(data_dir.join("sauti.db"))?;
+        // WAL keeps every committed transaction across a process crash; NORMAL sync is enough for that.
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        connection.execute_batch(SCHEMA)?;
+        Ok(Self {
+            connection: Arc::new(Mutex::new(connection)),
+            data_dir: data_dir.to_path_buf(),
+        })
+    }
+
+    /// The data directory this database lives in.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Run `f` with the connection on a blocking thread.
+    pub async fn run<T, F>(&self, f: F) -> Result<T, StorageError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
+    {
+        let connection = Arc::clone(&self.connection);
+        tokio::task::spawn_blocking(move || {
+            let mut guard = connection
+                .lock()
+                .map_err(|_| StorageError::Task("database lock poisoned".into()))?;
+            f(&mut guard)
+        })
+        .await
+        .map_err(|e| StorageError::Task(e.to_string()))?
+    }
+
+    /// Run `f` with the connection on the current thread (start-up and CLI use).
+    pub fn run_blocking<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let mut guard = self
+            .connection
+            .lock()
+            .map_err(|_| StorageError::Task("database lock poisoned".into()))?;
+        f(&mut guard)
+    }
+
+    /// Whether the database answers (readiness probe).
+    pub async fn ping(&self) -> bool {
+        self.run(|c| Ok(c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))?))
+            .await
+            .is_ok()
+    }
+}
+
+/// The current time as an RFC 3339 UTC timestamp with second precision, e.g. `2026-11-22T19:53:16Z`.
+pub fn now_rfc3339() -> String {
+    format_timestamp(time::OffsetDateTime::now_utc())
+}
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp()
+}
+
+fn format_timestamp(t: time::OffsetDateTime) -> String {
+    let format =
+        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
+    t.format(&format).unwrap_or_default()
+}
+
+/// Job table operations, for the jobs actor.
+pub mod job_queries {
+    pub use super::jobs::{
+        count_unfinished, delete_expired, get, insert, mark_failed, mark_running, mark_succeeded,
+        queued, requeue_running, set_progress,
+    };
+}
+
+/// Key table operations, for start-up and `sauti keys`.
+pub mod key_queries {
+    pub use super::keys::{any, insert, list, revoke};
+}
