@@ -34,10 +34,10 @@ pub fn serve(args: ConfigArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the runtime")?;
     runtime.block_on(server::serve(settings, |started| {
-        println!("sauti listening on http://{}", started.address);
         if let Some(key) = &started.created_key {
             println!("development API key (shown once; only its hash is stored): {key}");
         }
+        println!("sauti listening on http://{}", started.address);
     }))?;
     Ok(())
 }

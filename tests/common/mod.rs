@@ -1,0 +1,238 @@
+//! A real `sauti serve` on 127.0.0.1:0 for black-box tests, and a small HTTP client.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const KEY_A: &str = "test-key-alpha-0001";
+pub const KEY_B: &str = "test-key-bravo-0002";
+
+/// A running server process; killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+    /// The development key the server printed, if it made one.
+    pub created_key: Option<String>,
+}
+
+impl Server {
+    /// Start with the two test keys and extra environment settings.
+    pub fn start(data_dir: &Path, env: &[(&str, &str)]) -> Server {
+        let keys = format!("{KEY_A},{KEY_B}");
+        let mut all: Vec<(&str, &str)> = vec![("SAUTI__AUTH__API_KEYS", keys.as_str())];
+        all.extend_from_slice(env);
+        Self::start_raw(data_dir, &all)
+    }
+
+    /// Start with exactly the given environment settings (plus data dir and port 0).
+    pub fn start_raw(data_dir: &Path, env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sauti"));
+        command
+            .arg("serve")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
+            .env("SAUTI__SERVER__PUBLIC_BASE_URL", "https://api.sauti.test")
+            .env("SAUTI__STORAGE__DATA_DIR", data_dir)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("sauti serve starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        // A development key, when one is made, is printed before the listening line.
+        let mut created_key = None;
+        let base = loop {
+            let line = lines
+                .next()
+                .and_then(Result::ok)
+                .unwrap_or_else(|| panic!("sauti serve exited before listening"));
+            if let Some(base) = line.strip_prefix("sauti listening on ") {
+                break base.to_string();
+            }
+            created_key = line
+                .rsplit(' ')
+                .next()
+                .filter(|k| k.starts_with("sk_sauti_"))
+                .map(str::to_string);
+        };
+        let server = Server {
+            child,
+            base,
+            created_key,
+        };
+        // Keep draining stdout so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        server
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// kill -9.
+    pub fn crash(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM, then the exit status within `limit`.
+    pub fn terminate(mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A response with status, headers and body, whatever the status.
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::AgentBuilder::new()
+        .timeout(Duration::from_secs(120))
+        .build()
+}
+
+fn collect(result: Result<ureq::Response, ureq::Error>) -> Reply {
+    let response = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("transport error: {e}"),
+    };
+    let status = response.status();
+    let headers = response
+        .headers_names()
+        .into_iter()
+        .filter_map(|n| response.header(&n).map(|v| (n.clone(), v.to_string())))
+        .collect();
+    let mut body = Vec::new();
+    std::io::Read::read_to_end(&mut response.into_reader(), &mut body).expect("body");
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+pub fn get(url: &str, key: Option<&str>) -> Reply {
+    let mut request = agent().get(url);
+    if let Some(key) = key {
+        request = request.set("xi-api-key", key);
+    }
+    collect(request.call())
+}
+
+pub fn post_json(url: &str, key: Option<&str>, body: &serde_json::Value) -> Reply {
+    let mut request = agent().post(url);
+    if let Some(key) = key {
+        request = request.set("xi-api-key", key);
+    }
+    collect(request.send_json(body.clone()))
+}
+
+pub fn post_raw(url: &str, key: Option<&str>, content_type: &str, body: &[u8]) -> Reply {
+    let mut request = agent().post(url).set("content-type", content_type);
+    if let Some(key) = key {
+        request = request.set("xi-api-key", key);
+    }
+    collect(request.send_bytes(body))
+}
+
+pub fn method(verb: &str, url: &str, key: Option<&str>) -> Reply {
+    let mut request = agent().request(verb, url);
+    if let Some(key) = key {
+        request = request.set("xi-api-key", key);
+    }
+    collect(request.call())
+}
+
+/// Poll a job until it ends (or `limit` passes); returns the last status body.
+pub fn wait_for_job(
+    server: &Server,
+    key: &str,
+    job_id: &str,
+    limit: Duration,
+) -> serde_json::Value {
+    let deadline = Instant::now() + limit;
+    loop {
+        let reply = get(&server.url(&format!("/v1/tts/jobs/{job_id}")), Some(key));
+        assert_eq!(
+            reply.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let body = reply.json();
+        let status = body["status"].as_str().unwrap_or_default().to_string();
+        if status == "succeeded" || status == "failed" || Instant::now() > deadline {
+            return body;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// (sample rate, channels, seconds) of WAV bytes.
+pub fn wav_properties(bytes: &[u8]) -> (u32, u16, f64) {
+    let reader = hound::WavReader::new(std::io::Cursor::new(bytes)).expect("valid WAV");
+    let spec = reader.spec();
+    (
+        spec.sample_rate,
+        spec.channels,
+        f64::from(reader.duration()) / f64::from(spec.sample_rate),
+    )
+}
+
+/// A Swahili text of exactly `n` characters.
+pub fn text_of(n: usize) -> String {
+    let sentence = "Habari ya asubuhi, karibu kwenye huduma ya benki yetu leo. ";
+    let mut text = sentence.repeat(n / sentence.len() + 1);
+    text.truncate(n);
+    text
+}
+
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+pub fn path_of(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().to_path_buf()
+}
