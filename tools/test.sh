@@ -12,6 +12,10 @@ cargo fmt --all -- --check
 
 echo "== cargo clippy"
 cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --all-targets --locked --features fault-injection -- -D warnings
 
 echo "== cargo test"
 cargo test --locked
+
+echo "== supervision under injected faults"
+cargo test --locked --features fault-injection --test supervision

@@ -9,6 +9,8 @@
 //! - [`supervisor`] — spawning, restart budget, readiness.
 
 pub mod component;
+#[cfg(feature = "fault-injection")]
+pub mod faults;
 pub mod jobs;
 pub mod supervisor;
 pub mod tts;

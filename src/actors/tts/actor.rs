@@ -56,6 +56,8 @@ impl Actor for TtsActor {
         message: Self::Msg,
         state: &mut TtsArgs,
     ) -> Result<(), ActorProcessingErr> {
+        #[cfg(feature = "fault-injection")]
+        crate::actors::faults::maybe_panic("tts");
         let ToTtsActor::Synthesize {
             voice_id,
             text,

@@ -1,0 +1,31 @@
+//! Test-only fault injection (cargo feature `fault-injection`): with `SAUTI_FAULT_TTS_EVERY=N` in the
+//! environment, the TtsActor panics on every Nth message, so tests can watch the supervisor restart it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+static COUNTERS: OnceLock<Mutex<HashMap<&'static str, (u64, AtomicU64)>>> = OnceLock::new();
+
+/// Panic if this is the Nth message to `actor` since start-up and N is configured for it.
+pub fn maybe_panic(actor: &'static str) {
+    let counters = COUNTERS.get_or_init(Mutex::default);
+    let every = {
+        let Ok(mut map) = counters.lock() else { return };
+        let (every, count) = map.entry(actor).or_insert_with(|| {
+            let variable = format!("SAUTI_FAULT_{}_EVERY", actor.to_uppercase());
+            (
+                std::env::var(variable)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0),
+                AtomicU64::new(0),
+            )
+        });
+        let n = count.fetch_add(1, Ordering::Relaxed) + 1;
+        (*every > 0 && n % *every == 0).then_some(n)
+    };
+    if let Some(n) = every {
+        panic!("injected fault: {actor} message {n}");
+    }
+}
