@@ -31,16 +31,6 @@ pub struct TtsRequest {
     pub voice_settings: Option<VoiceSettings>,
 }
 
-/// Spec §2.4.
-#[derive(Debug, Serialize)]
-pub struct SynthesisResult {
-    audio_base64: String,
-    content_type: &'static str,
-    duration_seconds: f64,
-    characters_synthesized: usize,
-    voice_id: String,
-}
-
 /// 202 body for a created job.
 #[derive(Debug, Serialize)]
 pub struct JobCreated {
@@ -106,16 +96,43 @@ pub async fn text_to_speech(
         .tts
         .synthesize(&voice_id, &request.text, settings)
         .await?;
-    let wav = audio::encode_wav_16k(&samples);
+    // Encoding ~1 MB of WAV and base64 is CPU work: off the async executor.
+    let body = tokio::task::spawn_blocking(move || synthesis_body(&samples, chars, &voice_id))
+        .await
+        .map_err(|e| {
+            ApiError::unavailable("synthesis_failed", format!("encoding failed: {e}"), 1)
+        })?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// The spec §2.4 body, written straight into one buffer: the base64 text is most of it, and going through a
+/// generic serializer would scan and copy it again.
+fn synthesis_body(samples: &[f32], chars: usize, voice_id: &str) -> Vec<u8> {
+    let wav = audio::encode_wav_16k(samples);
     let duration = samples.len() as f64 / f64::from(audio::SAMPLE_RATE);
-    Ok(Json(SynthesisResult {
-        audio_base64: base64::engine::general_purpose::STANDARD.encode(&wav),
+    let mut body = String::with_capacity(wav.len() * 4 / 3 + 200);
+    body.push_str("{\"audio_base64\":\"");
+    base64::engine::general_purpose::STANDARD.encode_string(&wav, &mut body);
+    let tail = SynthesisTail {
         content_type: "audio/wav",
         duration_seconds: (duration * 1000.0).round() / 1000.0,
         characters_synthesized: chars,
         voice_id,
-    })
-    .into_response())
+    };
+    let tail = serde_json::to_string(&tail).unwrap_or_default();
+    // `tail` is a JSON object: splice its members in after the audio.
+    body.push_str("\",");
+    body.push_str(tail.strip_prefix('{').unwrap_or(&tail));
+    body.into_bytes()
+}
+
+/// Spec §2.4 members other than the audio.
+#[derive(Debug, Serialize)]
+struct SynthesisTail<'a> {
+    content_type: &'static str,
+    duration_seconds: f64,
+    characters_synthesized: usize,
+    voice_id: &'a str,
 }
 
 /// Body of `POST /v1/tts/jobs`.

@@ -465,40 +465,43 @@ fn numbers(s: &str) -> String {
         .into_owned()
 }
 
-/// Abbreviations of titles and common phrases.
+/// Abbreviations of titles and common phrases, and what they stand for.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("k.m.", "kwa mfano"),
+    ("K.m.", "Kwa mfano"),
+    ("n.k.", "na kadhalika"),
+    ("S.L.P.", "Sanduku la Posta"),
+    ("Dkt.", "Daktari"),
+    ("Dk.", "Daktari"),
+    ("Bw.", "Bwana"),
+    ("Bi.", "Bibi"),
+    ("Mhe.", "Mheshimiwa"),
+    ("Mh.", "Mheshimiwa"),
+    ("Prof.", "Profesa"),
+    ("Mt.", "Mtakatifu"),
+    ("Na.", "Namba"),
+];
+
+/// Expand abbreviations (at a word start). One that ends the text also ends its sentence: the stop is kept.
 fn abbreviations(s: &str) -> String {
-    const TABLE: &[(&str, &str)] = &[
-        ("k.m.", "kwa mfano"),
-        ("K.m.", "Kwa mfano"),
-        ("n.k.", "na kadhalika"),
-        ("S.L.P.", "Sanduku la Posta"),
-        ("Dkt.", "Daktari"),
-        ("Dk.", "Daktari"),
-        ("Bw.", "Bwana"),
-        ("Bi.", "Bibi"),
-        ("Mhe.", "Mheshimiwa"),
-        ("Mh.", "Mheshimiwa"),
-        ("Prof.", "Profesa"),
-        ("Mt.", "Mtakatifu"),
-        ("Na.", "Namba"),
-    ];
-    let mut out = s.to_string();
-    for (abbr, full) in TABLE {
-        // An abbreviation that ends the text also ends its sentence: keep the full stop.
-        let pattern = format!(r"(^|[\s(]){}(\s*$)?", regex::escape(abbr));
-        let re = Regex::new(&pattern).expect("escaped pattern");
-        out = re
-            .replace_all(&out, |c: &Captures| {
-                let stop = if c.get(2).is_some() && abbr.ends_with('.') {
-                    "."
-                } else {
-                    ""
-                };
-                format!("{}{full}{stop}", &c[1])
-            })
-            .into_owned();
-    }
-    out
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        let alternatives: Vec<String> = ABBREVIATIONS
+            .iter()
+            .map(|(a, _)| regex::escape(a))
+            .collect();
+        Regex::new(&format!(r"(^|[\s(])({})(\s*$)?", alternatives.join("|")))
+            .expect("escaped pattern")
+    });
+    re.replace_all(s, |c: &Captures| {
+        let full = ABBREVIATIONS
+            .iter()
+            .find(|(a, _)| *a == &c[2])
+            .map_or(&c[2], |(_, f)| f);
+        let stop = if c.get(3).is_some() { "." } else { "" };
+        format!("{}{full}{stop}", &c[1])
+    })
+    .into_owned()
 }
 
 /// Symbols that stand for words.
