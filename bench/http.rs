@@ -156,6 +156,7 @@ fn main() {
         &url,
     ]);
     let _ = server.kill();
+    let _ = server.wait();
     let median = |mut v: Vec<Duration>| {
         v.sort();
         v[v.len() / 2].as_secs_f64() * 1000.0
@@ -179,7 +180,7 @@ fn main() {
     row("GET /v1/voices", "2 threads, 64 connections", &voices);
     row(
         "POST /v1/text-to-speech/zuri, 200 chars",
-        "1 connection (first round)",
+        "1 connection",
         &tts_serial,
     );
     row(
