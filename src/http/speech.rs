@@ -82,14 +82,7 @@ pub async fn text_to_speech(
     let chars = check_text(&request.text, TTS_MAX_CHARS)?;
     let settings = settings(request.voice_settings)?;
     if chars > TTS_SYNC_MAX_CHARS {
-        let job = NewJob {
-            owner: caller.key_id,
-            text: request.text,
-            voice_id,
-            settings,
-        };
-        let record = state.graph.jobs.create(job).await?;
-        return Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&record))).into_response());
+        return queue_job(&state, caller, request.text, voice_id, settings).await;
     }
     let samples = state
         .graph
@@ -159,9 +152,20 @@ pub async fn create_job(
     let voice_id = request
         .voice_id
         .unwrap_or_else(|| state.settings.tts.default_voice.clone());
+    queue_job(&state, caller, request.text, voice_id, settings).await
+}
+
+/// Queue a job for the caller and answer 202 with its id, status and creation time.
+async fn queue_job(
+    state: &AppState,
+    caller: Caller,
+    text: String,
+    voice_id: String,
+    settings: VoiceSettings,
+) -> Result<Response, ApiError> {
     let job = NewJob {
         owner: caller.key_id,
-        text: request.text,
+        text,
         voice_id,
         settings,
     };

@@ -200,28 +200,8 @@ pub fn pieces(phoneme: Phoneme) -> Vec<Piece> {
         D => stop(Place::Alveolar, true),
         K => stop(Place::Velar, false),
         G => stop(Place::Velar, true),
-        Ch => [
-            stop(Place::Postalveolar, false)[..1].to_vec(),
-            fricative(Place::Postalveolar, false, 0.9),
-        ]
-        .concat()
-        .into_iter()
-        .map(|p| Piece {
-            ms: p.ms * 0.7,
-            ..p
-        })
-        .collect(),
-        J => [
-            stop(Place::Postalveolar, true)[..1].to_vec(),
-            fricative(Place::Postalveolar, true, 0.8),
-        ]
-        .concat()
-        .into_iter()
-        .map(|p| Piece {
-            ms: p.ms * 0.7,
-            ..p
-        })
-        .collect(),
+        Ch => affricate(false, 0.9),
+        J => affricate(true, 0.8),
         F => fricative(Place::Labial, false, 0.5),
         V => fricative(Place::Labial, true, 0.5),
         Th => fricative(Place::Dental, false, 0.5),
@@ -271,6 +251,20 @@ pub fn pieces(phoneme: Phoneme) -> Vec<Piece> {
             fricative(Place::Labial, true, 0.5),
         ),
     }
+}
+
+/// A postalveolar closure released into frication (ch, j), both shortened.
+fn affricate(voiced: bool, strength: f32) -> Vec<Piece> {
+    let closure = stop(Place::Postalveolar, voiced).swap_remove(0);
+    let mut pieces = vec![closure];
+    pieces.extend(fricative(Place::Postalveolar, voiced, strength));
+    pieces
+        .into_iter()
+        .map(|p| Piece {
+            ms: p.ms * 0.7,
+            ..p
+        })
+        .collect()
 }
 
 /// A nasal murmur followed by a shortened oral release.
