@@ -1,0 +1,162 @@
+//! Dates and clock times: "tarehe kumi na mbili Machi, mwaka …", and Swahili time counted from dawn.
+
+use std::sync::OnceLock;
+
+use regex::{Captures, Regex};
+
+use super::numbers::cardinal;
+use super::rules::regex_cached;
+
+const MONTHS: [&str; 12] = [
+    "Januari", "Februari", "Machi", "Aprili", "Mei", "Juni", "Julai", "Agosti", "Septemba",
+    "Oktoba", "Novemba", "Desemba",
+];
+
+/// A month name or abbreviation, Swahili or English, to its number.
+fn month_number(name: &str) -> Option<usize> {
+    let lower = name.trim_end_matches('.').to_lowercase();
+    const STEMS: [&[&str]; 12] = [
+        &["januari", "january", "jan"],
+        &["februari", "february", "feb"],
+        &["machi", "march", "mar"],
+        &["aprili", "april", "apr"],
+        &["mei", "may"],
+        &["juni", "june", "jun"],
+        &["julai", "july", "jul"],
+        &["agosti", "august", "aug", "ago"],
+        &["septemba", "september", "sep", "sept"],
+        &["oktoba", "october", "okt", "oct"],
+        &["novemba", "november", "nov"],
+        &["desemba", "december", "des", "dec"],
+    ];
+    STEMS
+        .iter()
+        .position(|names| names.contains(&lower.as_str()))
+        .map(|i| i + 1)
+}
+
+const MONTH_PATTERN: &str = r"(?i:januari|january|jan|februari|february|feb|machi|march|mar|aprili|april|apr|mei|may|juni|june|jun|julai|july|jul|agosti|august|aug|ago|septemba|september|sept|sep|oktoba|october|okt|oct|novemba|november|nov|desemba|december|des|dec)\.?";
+
+/// "tarehe kumi na mbili Machi, mwaka elfu mbili na ishirini na tano".
+fn spoken_date(day: u32, month: usize, year: Option<u64>) -> Option<String> {
+    if !(1..=31).contains(&day) || !(1..=12).contains(&month) {
+        return None;
+    }
+    let mut out = format!("tarehe {} {}", cardinal(u64::from(day)), MONTHS[month - 1]);
+    if let Some(year) = year {
+        out.push_str(&format!(", mwaka {}", cardinal(year)));
+    }
+    Some(out)
+}
+
+/// 12/03/2025, 12.03.2025, 2025-03-12, "12 Machi 2025", "March 12, 2025".
+pub(super) fn dates(s: &str) -> String {
+    let keep = |c: &Captures, spoken: Option<String>| spoken.unwrap_or_else(|| c[0].to_string());
+    let num = |text: &str| text.parse::<u64>().ok();
+    let s = re!(r"\b(?:[Tt]arehe\s+)?(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b").replace_all(
+        s,
+        |c: &Captures| {
+            keep(
+                c,
+                spoken_date(
+                    c[1].parse().unwrap_or(0),
+                    c[2].parse().unwrap_or(0),
+                    num(&c[3]),
+                ),
+            )
+        },
+    );
+    let s =
+        re!(r"\b(?:[Tt]arehe\s+)?(\d{4})-(\d{1,2})-(\d{1,2})\b").replace_all(&s, |c: &Captures| {
+            keep(
+                c,
+                spoken_date(
+                    c[3].parse().unwrap_or(0),
+                    c[2].parse().unwrap_or(0),
+                    num(&c[1]),
+                ),
+            )
+        });
+    let day_first =
+        format!(r"\b(?:[Tt]arehe\s+)?(\d{{1,2}})\s+({MONTH_PATTERN})(?:,?\s+(\d{{4}}))?\b");
+    let s = regex_cached(&DAY_FIRST, &day_first).replace_all(&s, |c: &Captures| {
+        let month = month_number(&c[2]).unwrap_or(0);
+        keep(
+            c,
+            spoken_date(
+                c[1].parse().unwrap_or(0),
+                month,
+                c.get(3).and_then(|y| num(y.as_str())),
+            ),
+        )
+    });
+    let month_first = format!(r"\b({MONTH_PATTERN})\s+(\d{{1,2}}),?\s+(\d{{4}})\b");
+    regex_cached(&MONTH_FIRST, &month_first)
+        .replace_all(&s, |c: &Captures| {
+            let month = month_number(&c[1]).unwrap_or(0);
+            keep(c, spoken_date(c[2].parse().unwrap_or(0), month, num(&c[3])))
+        })
+        .into_owned()
+}
+
+static DAY_FIRST: OnceLock<Regex> = OnceLock::new();
+static MONTH_FIRST: OnceLock<Regex> = OnceLock::new();
+
+/// Clock time in the Swahili system, which counts hours from dawn (07:00 is "saa moja").
+pub(super) fn swahili_time(hour: u32, minute: u32) -> String {
+    let (spoken_hour, phrase) = match minute {
+        0 => (hour, String::new()),
+        15 => (hour, " na robo".to_string()),
+        30 => (hour, " na nusu".to_string()),
+        45 => (hour + 1, " kasoro robo".to_string()),
+        m if m < 30 => (hour, format!(" na dakika {}", cardinal(u64::from(m)))),
+        m => (
+            hour + 1,
+            format!(" kasoro dakika {}", cardinal(u64::from(60 - m))),
+        ),
+    };
+    let swahili_hour = match (spoken_hour + 6) % 12 {
+        0 => 12,
+        h => h,
+    };
+    let period = match hour {
+        4..=5 => "alfajiri",
+        6..=11 => "asubuhi",
+        12..=15 => "mchana",
+        16..=18 => "jioni",
+        _ => "usiku",
+    };
+    format!("saa {}{phrase} {period}", cardinal(u64::from(swahili_hour)))
+}
+
+/// Hour on the 24-hour clock from a written hour and an optional am/pm marker.
+fn hour_24(hour: u32, meridiem: Option<&str>) -> Option<u32> {
+    match meridiem.map(|m| m.to_ascii_lowercase()) {
+        None => (hour < 24).then_some(hour),
+        Some(m) if (1..=12).contains(&hour) => Some(hour % 12 + if m == "p" { 12 } else { 0 }),
+        Some(_) => None,
+    }
+}
+
+/// 07:00, 7:30pm, 7am, 7 a.m., 19h, 19h30; a preceding "saa" is absorbed.
+pub(super) fn clock_times(s: &str) -> String {
+    let render = |c: &Captures, hour: &str, minute: Option<&str>, meridiem: Option<&str>| {
+        let minute: u32 = minute.and_then(|m| m.parse().ok()).unwrap_or(0);
+        match hour.parse().ok().and_then(|h| hour_24(h, meridiem)) {
+            Some(h) if minute < 60 => swahili_time(h, minute),
+            _ => c[0].to_string(),
+        }
+    };
+    let s = re!(r"(?i)\b(?:saa\s+)?(\d{1,2})(?:[:.](\d{2}))?\s*(?:([ap])m\b|([ap])\.m\.)")
+        .replace_all(s, |c: &Captures| {
+            let meridiem = c.get(3).or(c.get(4)).map(|m| m.as_str());
+            render(c, &c[1], c.get(2).map(|m| m.as_str()), meridiem)
+        });
+    let s = re!(r"(?i)\b(?:saa\s+)?(\d{1,2}):(\d{2})\b")
+        .replace_all(&s, |c: &Captures| render(c, &c[1], Some(&c[2]), None));
+    re!(r"(?i)\b(?:saa\s+)?(\d{1,2})h(\d{2})?\b")
+        .replace_all(&s, |c: &Captures| {
+            render(c, &c[1], c.get(2).map(|m| m.as_str()), None)
+        })
+        .into_owned()
+}
