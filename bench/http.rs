@@ -106,17 +106,23 @@ fn main() {
     std::fs::write(&script, lua).expect("lua script");
     let url = format!("{base}/v1/text-to-speech/zuri");
     let script = script.display().to_string();
-    let tts_loaded = wrk(&[
-        "-t2",
-        "-c4",
-        "-d10s",
-        "--latency",
-        "-H",
-        &key_header,
-        "-s",
-        &script,
-        &url,
-    ]);
+    // The TTS workload: POST the 200-character text with `threads` wrk threads over `connections`.
+    let tts_wrk = |threads: &str, connections: &str| {
+        wrk(&[
+            "-t",
+            threads,
+            "-c",
+            connections,
+            "-d10s",
+            "--latency",
+            "-H",
+            &key_header,
+            "-s",
+            &script,
+            &url,
+        ])
+    };
+    let tts_loaded = tts_wrk("2", "4");
 
     // Overhead: alternate single requests (one keep-alive connection) with the same work called directly
     // (synthesise, encode the WAV, base64), pair by pair, so the machine's drifts in speed hit both sides
@@ -144,17 +150,7 @@ fn main() {
         );
         direct_times.push(start.elapsed());
     }
-    let tts_serial = wrk(&[
-        "-t1",
-        "-c1",
-        "-d10s",
-        "--latency",
-        "-H",
-        &key_header,
-        "-s",
-        &script,
-        &url,
-    ]);
+    let tts_serial = tts_wrk("1", "1");
     let _ = server.kill();
     let _ = server.wait();
     let median = |mut v: Vec<Duration>| {
