@@ -1,6 +1,8 @@
 //! HTTP benchmark: requests per second and p99 latency of `GET /v1/voices` and of 200-character text-to-speech
 //! on the embedded voice, against the release server, with `wrk` as the load generator; and the overhead of the
-//! HTTP path over calling the synthesizer directly, measured in the same run.
+//! HTTP path over calling the synthesizer directly, measured in the same run: in throughput (wrk keeping the
+//! server's synthesis workers busy against as many threads calling the synthesizer) and in single-request
+//! latency.
 //!
 //! Run: `apt-get install -y wrk && cargo bench --bench http`.
 
@@ -12,9 +14,18 @@ use base64::Engine as _;
 use sauti::audio;
 use sauti::tts::{EmbeddedVoice, Synthesizer, VoiceSettings};
 
+// The server's allocator, so both sides of the comparison allocate alike.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const KEY: &str = "bench-key-0123456789";
-/// Alternating HTTP/direct pairs for the overhead figure.
+/// Alternating HTTP/direct pairs for the latency overhead.
 const PAIRS: usize = 300;
+/// Alternating HTTP/direct windows for the throughput overhead, and their length.
+const ROUNDS: usize = 3;
+const WINDOW: Duration = Duration::from_secs(4);
+/// The server's synthesis workers (`tts.workers`, the default of 2), matched by the direct side's threads.
+const WORKERS: usize = 2;
 
 const TEXT_200: &str = "Habari ya asubuhi, karibu kwenye huduma ya benki yetu. Salio lako la akaunti ni shilingi elfu kumi \
 na mbili. Ukitaka kutuma pesa, sema kiasi na namba ya simu ya mpokeaji, kisha thibitisha.";
@@ -106,14 +117,14 @@ fn main() {
     std::fs::write(&script, lua).expect("lua script");
     let url = format!("{base}/v1/text-to-speech/zuri");
     let script = script.display().to_string();
-    // The TTS workload: POST the 200-character text with `threads` wrk threads over `connections`.
-    let tts_wrk = |threads: &str, connections: &str| {
+    // The TTS workload: POST the 200-character text over `connections` for `seconds`.
+    let tts_wrk = |connections: &str, seconds: &str| {
         wrk(&[
-            "-t",
-            threads,
+            "-t1",
             "-c",
             connections,
-            "-d10s",
+            "-d",
+            seconds,
             "--latency",
             "-H",
             &key_header,
@@ -122,50 +133,47 @@ fn main() {
             &url,
         ])
     };
-    let tts_loaded = tts_wrk("2", "4");
+    let tts_serial = tts_wrk("1", "10s");
 
-    // Overhead: alternate single requests (one keep-alive connection) with the same work called directly
-    // (synthesise, encode the WAV, base64), pair by pair, so the machine's drifts in speed hit both sides
-    // alike; compare the medians. wrk's first row above gives the same path's latency under its own load.
-    let voice = EmbeddedVoice::zuri();
-    let settings = VoiceSettings::default();
-    let agent = ureq::AgentBuilder::new().build();
-    let request = serde_json::json!({ "text": TEXT_200 });
-    let mut http_times = Vec::new();
-    let mut direct_times = Vec::new();
+    // Throughput: windows of wrk keeping every synthesis worker busy alternate with windows of as many threads
+    // calling the same work directly, so drifts in the machine's speed hit both sides alike.
+    let window = format!("{}s", WINDOW.as_secs());
+    let (mut http_requests, mut direct_calls) = (0.0, 0.0);
+    let mut tts_loaded = Vec::new();
+    for _ in 0..ROUNDS {
+        let loaded = tts_wrk(&(2 * WORKERS).to_string(), &window);
+        http_requests += loaded.requests_per_second * WINDOW.as_secs_f64();
+        tts_loaded.push(loaded);
+        direct_calls += direct_window(WORKERS, WINDOW) as f64;
+    }
+    let span = ROUNDS as f64 * WINDOW.as_secs_f64();
+    let (http_rps, direct_rps) = (http_requests / span, direct_calls / span);
+
+    // Latency: single requests on one keep-alive connection alternate with single direct calls.
+    let address = base.strip_prefix("http://").expect("http base");
+    let mut client =
+        RawClient::connect(address, &url, KEY, &serde_json::json!({ "text": TEXT_200 }));
+    let (mut http_times, mut direct_times) = (Vec::new(), Vec::new());
     for _ in 0..PAIRS {
         let start = Instant::now();
-        let response = agent
-            .post(&url)
-            .set("xi-api-key", KEY)
-            .send_json(request.clone())
-            .expect("200");
-        let mut body = Vec::new();
-        std::io::Read::read_to_end(&mut response.into_reader(), &mut body).expect("body");
+        let length = client.post();
         http_times.push(start.elapsed());
+        assert!(length > 100_000, "a 200-character synthesis");
         let start = Instant::now();
-        let samples = voice.synthesize(TEXT_200, &settings).expect("synthesises");
-        std::hint::black_box(
-            base64::engine::general_purpose::STANDARD.encode(audio::encode_wav_16k(&samples)),
-        );
+        std::hint::black_box(direct_call());
         direct_times.push(start.elapsed());
     }
-    let tts_serial = tts_wrk("1", "1");
     let _ = server.kill();
     let _ = server.wait();
     let median = |mut v: Vec<Duration>| {
         v.sort();
         v[v.len() / 2].as_secs_f64() * 1000.0
     };
-    let mut sorted = direct_times.clone();
-    sorted.sort();
-    let direct_p99 = sorted[sorted.len() * 99 / 100].as_secs_f64() * 1000.0;
-    let http_median = median(http_times);
-    let direct_median = median(direct_times);
+    let (http_median, direct_median) = (median(http_times), median(direct_times));
 
-    println!("release server on 127.0.0.1; wrk 10 s per load row; 200-character Swahili text");
+    println!("release server on 127.0.0.1; 200-character Swahili text; wrk and the server share the machine");
     println!();
-    println!("| workload | wrk | requests/s | median | p99 |");
+    println!("| workload | load | requests/s | median | p99 |");
     println!("|---|---|---|---|---|");
     let row = |name: &str, load: &str, r: &WrkResult| {
         println!(
@@ -173,25 +181,122 @@ fn main() {
             r.requests_per_second, r.median_ms, r.p99_ms
         );
     };
-    row("GET /v1/voices", "2 threads, 64 connections", &voices);
     row(
-        "POST /v1/text-to-speech/zuri, 200 chars",
-        "1 connection",
+        "GET /v1/voices",
+        "wrk, 2 threads, 64 connections, 10 s",
+        &voices,
+    );
+    row(
+        "POST /v1/text-to-speech/zuri",
+        "wrk, 1 connection, 10 s",
         &tts_serial,
     );
-    row(
-        "POST /v1/text-to-speech/zuri, 200 chars",
-        "2 threads, 4 connections",
-        &tts_loaded,
-    );
+    for (i, loaded) in tts_loaded.iter().enumerate() {
+        let load = format!("wrk, {} connections, window {}", 2 * WORKERS, i + 1);
+        row("POST /v1/text-to-speech/zuri", &load, loaded);
+    }
     println!(
-        "| same work called directly (synthesise + WAV + base64) | in-process, serial | {:.0} | {direct_median:.2} ms | {direct_p99:.2} ms |",
-        1000.0 / direct_median
+        "| same work called directly (synthesise + WAV + base64) | {WORKERS} threads, {ROUNDS} windows | {direct_rps:.0} | | |"
     );
     println!();
     println!(
-        "HTTP overhead on 200-character TTS ({PAIRS} alternating request/direct pairs, medians): {http_median:.2} ms vs {direct_median:.2} ms = {:+.1}%",
+        "Throughput overhead ({ROUNDS} alternating {window} windows): {http_rps:.1} vs {direct_rps:.1} per second = {:+.1}%",
+        (direct_rps / http_rps - 1.0) * 100.0
+    );
+    println!(
+        "Latency overhead ({PAIRS} alternating single requests/direct calls, medians): {http_median:.2} ms vs {direct_median:.2} ms = {:+.1}%",
         (http_median / direct_median - 1.0) * 100.0
     );
     println!("(targets: ≥ 20,000 req/s for GET /v1/voices on 2 cores; TTS overhead ≤ 5%)");
+}
+
+/// What the server does for one request, called in-process: synthesise, encode the WAV, base64 it.
+fn direct_call() -> String {
+    thread_local! {
+        static VOICE: EmbeddedVoice = EmbeddedVoice::zuri();
+    }
+    let samples = VOICE.with(|voice| {
+        voice
+            .synthesize(TEXT_200, &VoiceSettings::default())
+            .expect("synthesises")
+    });
+    base64::engine::general_purpose::STANDARD.encode(audio::encode_wav_16k(&samples))
+}
+
+/// Calls completed by `threads` threads calling [`direct_call`] back to back for `window`.
+fn direct_window(threads: usize, window: Duration) -> usize {
+    let deadline = Instant::now() + window;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(move || {
+                    let mut calls = 0;
+                    while Instant::now() < deadline {
+                        std::hint::black_box(direct_call());
+                        calls += 1;
+                    }
+                    calls
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("worker")).sum()
+    })
+}
+
+/// A minimal HTTP/1.1 client on one keep-alive connection, reading into a buffer it keeps, so that the
+/// latency figure carries as little of the client's own cost as possible.
+struct RawClient {
+    stream: std::net::TcpStream,
+    request: Vec<u8>,
+    buffer: Vec<u8>,
+}
+
+impl RawClient {
+    fn connect(address: &str, url: &str, key: &str, body: &serde_json::Value) -> Self {
+        let stream = std::net::TcpStream::connect(address).expect("connects");
+        stream.set_nodelay(true).expect("nodelay");
+        let path = url.split_once(address).map_or(url, |(_, path)| path);
+        let body = body.to_string();
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nhost: {address}\r\nxi-api-key: {key}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        Self {
+            stream,
+            request: request.into_bytes(),
+            buffer: vec![0; 4 << 20],
+        }
+    }
+
+    /// Send the request and read the whole response; the body's length. Panics unless the status is 200.
+    fn post(&mut self) -> usize {
+        use std::io::{Read, Write};
+        self.stream.write_all(&self.request).expect("request sent");
+        let mut read = 0;
+        let (head, length) = loop {
+            let n = self
+                .stream
+                .read(&mut self.buffer[read..])
+                .expect("response");
+            assert!(n > 0, "connection closed");
+            read += n;
+            if let Some(end) = self.buffer[..read]
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+            {
+                let head = String::from_utf8_lossy(&self.buffer[..end]).to_ascii_lowercase();
+                assert!(head.starts_with("http/1.1 200"), "{head}");
+                let length = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .expect("content-length");
+                break (end + 4, length);
+            }
+        };
+        while read < head + length {
+            read += self.stream.read(&mut self.buffer[read..]).expect("body");
+        }
+        length
+    }
 }

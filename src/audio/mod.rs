@@ -21,7 +21,7 @@ use std::time::Duration;
 
 pub use analysis::{analyse, AudioStats, SpeechSegment, VadConfig};
 pub use decode::{decode, DecodedAudio, SourceInfo};
-pub use encode::encode_wav_16k;
+pub use encode::{encode_wav_16k, extend_pcm16, wav_header_16k, wav_len_16k};
 pub use resample::to_16k;
 pub use sniff::{sniff, Container};
 

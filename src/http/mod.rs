@@ -8,6 +8,7 @@ pub mod limits;
 mod pending;
 pub mod problem;
 mod speech;
+mod synthesis_body;
 mod voices;
 
 use std::sync::Arc;

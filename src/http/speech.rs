@@ -4,15 +4,14 @@ use axum::extract::{Extension, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
 use super::extract::{ApiJson, ApiPath};
 use super::problem::ApiError;
+use super::synthesis_body::{channel_body, SynthesisBody};
 use super::AppState;
 use crate::actors::jobs::NewJob;
-use crate::audio;
 use crate::storage::{JobRecord, JobStatus};
 use crate::tts::VoiceSettings;
 
@@ -84,48 +83,28 @@ pub async fn text_to_speech(
     if chars > TTS_SYNC_MAX_CHARS {
         return queue_job(&state, caller, request.text, voice_id, settings).await;
     }
+    // The worker answers once the samples exist and then streams the encoded body from the core that made them.
+    let (chunks, received) = tokio::sync::mpsc::unbounded_channel();
+    let voice = voice_id.clone();
+    let deliver = move |samples: Vec<f32>| {
+        // Unbounded: the worker never waits on a slow client, and holds at most this one body.
+        SynthesisBody::new(samples.len(), chars, &voice)
+            .encode(&samples, |chunk| chunks.send(chunk).is_ok());
+    };
     let samples = state
         .graph
         .tts
-        .synthesize(&voice_id, &request.text, settings)
+        .synthesize_then(&voice_id, &request.text, settings, deliver)
         .await?;
-    // Encoding ~1 MB of WAV and base64 is CPU work: off the async executor.
-    let body = tokio::task::spawn_blocking(move || synthesis_body(&samples, chars, &voice_id))
-        .await
-        .map_err(|e| {
-            ApiError::unavailable("synthesis_failed", format!("encoding failed: {e}"), 1)
-        })?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
-}
-
-/// The spec §2.4 body, written straight into one buffer: the base64 text is most of it, and going through a
-/// generic serializer would scan and copy it again.
-fn synthesis_body(samples: &[f32], chars: usize, voice_id: &str) -> Vec<u8> {
-    let wav = audio::encode_wav_16k(samples);
-    let duration = samples.len() as f64 / f64::from(audio::SAMPLE_RATE);
-    let mut body = String::with_capacity(wav.len() * 4 / 3 + 200);
-    body.push_str("{\"audio_base64\":\"");
-    base64::engine::general_purpose::STANDARD.encode_string(&wav, &mut body);
-    let tail = SynthesisTail {
-        content_type: "audio/wav",
-        duration_seconds: (duration * 1000.0).round() / 1000.0,
-        characters_synthesized: chars,
-        voice_id,
-    };
-    let tail = serde_json::to_string(&tail).unwrap_or_default();
-    // `tail` is a JSON object: splice its members in after the audio.
-    body.push_str("\",");
-    body.push_str(tail.strip_prefix('{').unwrap_or(&tail));
-    body.into_bytes()
-}
-
-/// Spec §2.4 members other than the audio.
-#[derive(Debug, Serialize)]
-struct SynthesisTail<'a> {
-    content_type: &'static str,
-    duration_seconds: f64,
-    characters_synthesized: usize,
-    voice_id: &'a str,
+    let length = SynthesisBody::new(samples, chars, &voice_id).len();
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json".to_string()),
+            (header::CONTENT_LENGTH, length.to_string()),
+        ],
+        channel_body(received),
+    )
+        .into_response())
 }
 
 /// Body of `POST /v1/tts/jobs`.

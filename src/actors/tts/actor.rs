@@ -1,11 +1,12 @@
 use std::sync::Arc;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::SynthesisError;
+use super::{SynthesisError, Synthesised, Then};
 use crate::actors::ActorError;
 use crate::tts::catalog::VoiceRegistry;
+use crate::tts::Synthesizer;
 use crate::tts::VoiceSettings;
 
 /// Messages to the TtsActor.
@@ -18,8 +19,10 @@ pub enum ToTtsActor {
         text: String,
         /// Voice settings.
         settings: VoiceSettings,
-        /// Where the samples go.
-        reply: RpcReplyPort<Result<Vec<f32>, SynthesisError>>,
+        /// Runs with the samples on the synthesis worker after the reply; `None` returns the samples instead.
+        then: Option<Then>,
+        /// Where the audio goes.
+        reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
     },
 }
 
@@ -62,6 +65,7 @@ impl Actor for TtsActor {
             voice_id,
             text,
             settings,
+            then,
             reply,
         } = message;
         if state.voices.get(&voice_id).is_none() {
@@ -80,39 +84,104 @@ impl Actor for TtsActor {
             let _ = reply.send(Err(SynthesisError::Actor(busy)));
             return Ok(());
         };
-        let workers = Arc::clone(&state.workers);
-        tokio::spawn(async move {
-            let _admitted = admitted;
-            let Ok(_worker) = workers.acquire_owned().await else {
-                let _ = reply.send(Err(SynthesisError::Engine(
-                    "the worker pool is closed".into(),
-                )));
-                return;
-            };
-            let started = std::time::Instant::now();
-            let chars = text.chars().count();
-            let result =
-                tokio::task::spawn_blocking(move || synthesizer.synthesize(&text, &settings)).await;
-            let outcome = match result {
-                Ok(Ok(samples)) => {
-                    tracing::debug!(
-                        voice_id,
-                        chars,
-                        elapsed_ms = started.elapsed().as_millis() as u64,
-                        "synthesised"
-                    );
-                    Ok(samples)
-                }
-                Ok(Err(invalid)) => Err(SynthesisError::Invalid(invalid)),
-                Err(join) => {
-                    tracing::error!(voice_id, error = %join, "synthesizer panicked");
-                    Err(SynthesisError::Engine(
-                        "the synthesizer failed on this input".into(),
-                    ))
-                }
-            };
-            let _ = reply.send(outcome);
-        });
+        let job = Job {
+            synthesizer,
+            voice_id,
+            text,
+            settings,
+            then,
+            reply,
+        };
+        // A free worker takes the job at once; otherwise a task waits for one, keeping the mailbox moving.
+        match Arc::clone(&state.workers).try_acquire_owned() {
+            Ok(worker) => {
+                tokio::task::spawn_blocking(move || job.run((admitted, worker)));
+            }
+            Err(_) => {
+                let workers = Arc::clone(&state.workers);
+                tokio::spawn(async move {
+                    match workers.acquire_owned().await {
+                        Ok(worker) => {
+                            tokio::task::spawn_blocking(move || job.run((admitted, worker)));
+                        }
+                        Err(_) => {
+                            let closed = SynthesisError::Engine("the worker pool is closed".into());
+                            let _ = job.reply.send(Err(closed));
+                        }
+                    }
+                });
+            }
+        }
         Ok(())
+    }
+}
+
+/// One admitted synthesis request, run on a blocking worker.
+struct Job {
+    synthesizer: Arc<dyn Synthesizer>,
+    voice_id: String,
+    text: String,
+    settings: VoiceSettings,
+    then: Option<Then>,
+    reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
+}
+
+impl Job {
+    /// Synthesise and answer; the permits (admission, worker) are held until delivery is done.
+    fn run(self, _permits: (OwnedSemaphorePermit, OwnedSemaphorePermit)) {
+        let started = std::time::Instant::now();
+        let outcome = synthesize(
+            &*self.synthesizer,
+            &self.voice_id,
+            &self.text,
+            &self.settings,
+        );
+        tracing::debug!(
+            voice_id = self.voice_id,
+            chars = self.text.chars().count(),
+            ok = outcome.is_ok(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "synthesised"
+        );
+        match (outcome, self.then) {
+            // The caller hears of success at once; delivery runs here, where the samples are still in the
+            // cache of the core that made them.
+            (Ok(samples), Some(then)) => {
+                let _ = self.reply.send(Ok(Synthesised::Delivering {
+                    samples: samples.len(),
+                }));
+                if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| then(samples))).is_err()
+                {
+                    tracing::error!(voice_id = self.voice_id, "synthesis delivery panicked");
+                }
+            }
+            (Ok(samples), None) => {
+                let _ = self.reply.send(Ok(Synthesised::Samples(samples)));
+            }
+            (Err(error), _) => {
+                let _ = self.reply.send(Err(error));
+            }
+        }
+    }
+}
+
+/// Synthesise, turning a panic inside the synthesizer into an error for this request alone.
+fn synthesize(
+    synthesizer: &dyn Synthesizer,
+    voice_id: &str,
+    text: &str,
+    settings: &VoiceSettings,
+) -> Result<Vec<f32>, SynthesisError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        synthesizer.synthesize(text, settings)
+    })) {
+        Ok(Ok(samples)) => Ok(samples),
+        Ok(Err(invalid)) => Err(SynthesisError::Invalid(invalid)),
+        Err(_) => {
+            tracing::error!(voice_id, "synthesizer panicked");
+            Err(SynthesisError::Engine(
+                "the synthesizer failed on this input".into(),
+            ))
+        }
     }
 }

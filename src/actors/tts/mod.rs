@@ -32,6 +32,21 @@ pub enum SynthesisError {
     Actor(#[from] ActorError),
 }
 
+/// Work a caller hands the synthesis worker to do with the samples after the reply (stream them out, say).
+pub type Then = Box<dyn FnOnce(Vec<f32>) + Send>;
+
+/// What a synthesis worker hands back.
+#[derive(Debug)]
+pub enum Synthesised {
+    /// 16 kHz mono samples.
+    Samples(Vec<f32>),
+    /// Synthesis succeeded with this many samples; the caller's `then` is running with them.
+    Delivering {
+        /// The sample count (16 kHz).
+        samples: usize,
+    },
+}
+
 /// The public face of the TtsActor.
 #[derive(Clone)]
 pub struct TtsHandle {
@@ -51,6 +66,37 @@ impl TtsHandle {
         text: &str,
         settings: VoiceSettings,
     ) -> Result<Vec<f32>, SynthesisError> {
+        match self.call(voice_id, text, settings, None).await? {
+            Synthesised::Samples(samples) => Ok(samples),
+            Synthesised::Delivering { .. } => Err(mismatch()),
+        }
+    }
+
+    /// Synthesise, answer with the sample count as soon as synthesis succeeds, then run `then` with the samples
+    /// on the synthesis worker (which keeps its permit until `then` returns).
+    pub async fn synthesize_then(
+        &self,
+        voice_id: &str,
+        text: &str,
+        settings: VoiceSettings,
+        then: impl FnOnce(Vec<f32>) + Send + 'static,
+    ) -> Result<usize, SynthesisError> {
+        match self
+            .call(voice_id, text, settings, Some(Box::new(then)))
+            .await?
+        {
+            Synthesised::Delivering { samples } => Ok(samples),
+            Synthesised::Samples(_) => Err(mismatch()),
+        }
+    }
+
+    async fn call(
+        &self,
+        voice_id: &str,
+        text: &str,
+        settings: VoiceSettings,
+        then: Option<Then>,
+    ) -> Result<Synthesised, SynthesisError> {
         let (voice_id, text) = (voice_id.to_string(), text.to_string());
         self.slot
             .call(
@@ -59,6 +105,7 @@ impl TtsHandle {
                     voice_id,
                     text,
                     settings,
+                    then,
                     reply,
                 },
                 CALL_TIMEOUT,
@@ -70,4 +117,9 @@ impl TtsHandle {
     pub fn is_up(&self) -> bool {
         self.slot.get().is_some()
     }
+}
+
+/// The worker answered with the other kind of output than asked for (a bug, never expected).
+fn mismatch() -> SynthesisError {
+    SynthesisError::Engine("the synthesis worker returned an unexpected output".into())
 }
