@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use config::{Config, Environment, File, FileFormat};
 use serde::{Deserialize, Serialize};
 
+use crate::dialogue::settings::DialogueSettings;
+
 /// Everything an operator can set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -26,6 +28,8 @@ pub struct Settings {
     pub jobs: JobSettings,
     /// Actor supervision.
     pub supervisor: SupervisorSettings,
+    /// The voice agent's dialogue layer.
+    pub dialogue: DialogueSettings,
     /// Logging.
     pub log: LogSettings,
 }
@@ -287,6 +291,9 @@ impl Settings {
         }
         if self.jobs.max_chars < 1 {
             return invalid("jobs.max_chars", "must be at least 1");
+        }
+        if let Some((key, problem)) = self.dialogue.problem() {
+            return invalid(key, problem);
         }
         if self.auth.api_keys.iter().any(|k| k.trim().len() < 8) {
             return invalid("auth.api_keys", "must each be at least 8 characters");

@@ -9,9 +9,18 @@
 //!
 //! The binary (`src/main.rs`, `src/cli/`) is a thin clap front end over these modules.
 
+/// A regular expression compiled once, on first use.
+macro_rules! re {
+    ($pattern:expr) => {{
+        static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+        RE.get_or_init(|| regex::Regex::new($pattern).expect("valid built-in pattern"))
+    }};
+}
+
 pub mod actors;
 pub mod audio;
 pub mod config;
+pub mod dialogue;
 pub mod http;
 pub mod server;
 pub mod storage;

@@ -12,7 +12,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
             // One line, the whole cause chain: what a user or a script reading stderr needs.
             eprintln!("sauti: {error:#}");

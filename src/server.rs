@@ -7,6 +7,8 @@ use std::time::Duration;
 use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
 
+use crate::actors::dialogue::DialogueArgs;
+
 use crate::actors::supervisor::Graph;
 use crate::config::{ConfigError, Settings};
 use crate::http::auth::KeyRing;
@@ -24,6 +26,9 @@ pub enum ServeError {
     /// Database or files.
     #[error("storage: {0}")]
     Storage(#[from] StorageError),
+    /// A scenario file does not pass its checks.
+    #[error("scenario {0}")]
+    Scenario(#[from] crate::dialogue::ScenarioError),
     /// The actor graph would not start.
     #[error("cannot start the actor graph: {0}")]
     Actors(String),
@@ -76,9 +81,16 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
             .into());
         }
     }
-    let (graph, supervisor) = Graph::start(&settings, Arc::clone(&voices), db.clone(), artifacts)
-        .await
-        .map_err(|e| ServeError::Actors(e.to_string()))?;
+    let dialogue = DialogueArgs::from_settings(&settings.dialogue)?;
+    let (graph, supervisor) = Graph::start(
+        &settings,
+        Arc::clone(&voices),
+        dialogue,
+        db.clone(),
+        artifacts,
+    )
+    .await
+    .map_err(|e| ServeError::Actors(e.to_string()))?;
 
     let limits = Arc::new(RateLimits::new(&settings.limits));
     let housekeeping = spawn_housekeeping(keys.clone(), db.clone(), Arc::clone(&limits));

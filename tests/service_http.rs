@@ -378,7 +378,6 @@ fn components_not_built_yet_answer_503_with_a_reason() {
     for path in [
         "/v1/speech-to-text/",
         "/v1/voice-clone/",
-        "/v1/voice-agent/converse",
         "/v1/voice-agent/converse/audio",
     ] {
         let reply = post_raw(&server.url(path), Some(KEY_A), "application/json", b"{}");

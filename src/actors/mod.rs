@@ -4,11 +4,15 @@
 //!
 //! - [`tts`] — synthesis with bounded admission on blocking threads.
 //! - [`jobs`] — the persistent queue of long synthesis jobs.
-//! - [`component`] — speech recognition, dialogue, the voice agent and voice cloning: real actors that answer
-//!   "not available" until their engines are built.
+//! - [`dialogue`] — scenarios, the dialogue backend and conversation sessions.
+//! - [`agent`] — one voice-agent turn: dialogue, then speech.
+//! - [`component`] — speech recognition and voice cloning: real actors that answer "not available" until
+//!   their engines are built.
 //! - [`supervisor`] — spawning, restart budget, readiness.
 
+pub mod agent;
 pub mod component;
+pub mod dialogue;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
 pub mod jobs;

@@ -1,9 +1,12 @@
 //! Argument parsing (clap) and dispatch to the subcommands.
 
 mod audio;
+mod scenario;
 mod serve;
 mod text;
 mod tts;
+
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
@@ -34,15 +37,20 @@ enum Command {
     ///
     /// Example: sauti tts "Habari ya asubuhi" -o habari.wav --voice baraka --speaking-rate 1.2
     Tts(tts::TtsArgs),
+    /// Check scenario files and run their test conversations.
+    #[command(subcommand)]
+    Scenario(scenario::ScenarioCommand),
 }
 
 /// Run the parsed command.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => serve::serve(args),
         Command::Keys(command) => serve::keys(command),
         Command::Audio(command) => audio::run(command),
         Command::Text(command) => text::run(command),
         Command::Tts(args) => tts::run(args),
+        Command::Scenario(command) => return scenario::run(command),
     }
+    .map(|()| ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! The HTTP API (spec: shared/spec/swahili-speech-service.md). Handlers are thin: extract and validate, call one
 //! actor handle, map the result. [`router`] is built apart from `main` so tests can drive it directly.
 
+mod agent;
 pub mod auth;
 mod extract;
 mod health;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 
 use crate::actors::supervisor::Graph;
 use crate::config::Settings;
@@ -50,8 +52,8 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
         .route("/voices/{voice_id}", get(voices::get))
         .route("/speech-to-text/", post(pending::speech_to_text))
         .route("/voice-clone/", post(pending::voice_clone))
-        .route("/voice-agent/converse", post(pending::converse))
-        .route("/voice-agent/converse/audio", post(pending::converse))
+        .route("/voice-agent/converse", post(agent::converse))
+        .route("/voice-agent/converse/audio", post(agent::converse_audio))
         .fallback(|| async { problem::ApiError::not_found("no such endpoint under /v1") })
         .layer(DefaultBodyLimit::max(JSON_LIMIT))
         .layer(axum::middleware::from_fn_with_state(
@@ -69,4 +71,7 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
             base,
             problem::render_problems,
         ))
+        // Every response carries X-Request-Id: the caller's own (when given) or a new UUID.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
 }

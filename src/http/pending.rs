@@ -1,4 +1,5 @@
-//! Endpoints whose components are not built yet: their actors answer 503 with what is missing.
+//! Endpoints whose components are not built yet (recognition, cloning): their actors answer 503 with what is
+//! missing.
 
 use axum::extract::State;
 use axum::response::Response;
@@ -22,16 +23,6 @@ pub async fn voice_clone(State(state): State<AppState>) -> Result<Response, ApiE
     Err(ApiError::unavailable(
         "not_available",
         "voice cloning is not available",
-        3600,
-    ))
-}
-
-/// `POST /v1/voice-agent/converse` and `/converse/audio`.
-pub async fn converse(State(state): State<AppState>) -> Result<Response, ApiError> {
-    state.graph.agent.ensure_available().await?;
-    Err(ApiError::unavailable(
-        "not_available",
-        "the voice agent is not available",
         3600,
     ))
 }

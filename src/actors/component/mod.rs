@@ -1,5 +1,5 @@
-//! Components whose engines are not built yet: speech recognition, dialogue, the voice agent and voice
-//! cloning. Each is a real, supervised actor; its handle answers a typed "not available" error (503).
+//! Components whose engines are not built yet: speech recognition and voice cloning. Each is a real,
+//! supervised actor; its handle answers a typed "not available" error (503).
 
 mod actor;
 
@@ -14,10 +14,6 @@ use super::{ActorError, ActorSlot};
 pub enum Component {
     /// AsrActor.
     Asr,
-    /// DialogueActor.
-    Dialogue,
-    /// AgentActor.
-    Agent,
     /// CloneActor.
     Clone,
 }
@@ -27,8 +23,6 @@ impl Component {
     pub fn actor_name(self) -> &'static str {
         match self {
             Component::Asr => "asr",
-            Component::Dialogue => "dialogue",
-            Component::Agent => "agent",
             Component::Clone => "clone",
         }
     }
@@ -36,12 +30,12 @@ impl Component {
     /// What a client is told while the component has no engine.
     pub fn unavailable_detail(self) -> &'static str {
         match self {
-            Component::Asr => "speech recognition is not available: this server has no speech recognizer yet",
-            Component::Dialogue => "the dialogue layer is not available: this server has no dialogue backend yet",
-            Component::Agent => {
-                "the voice agent is not available: this server has no dialogue backend or speech recognizer yet"
+            Component::Asr => {
+                "speech recognition is not available: this server has no speech recognizer yet"
             }
-            Component::Clone => "voice cloning is not available: this server cannot build cloned voices yet",
+            Component::Clone => {
+                "voice cloning is not available: this server cannot build cloned voices yet"
+            }
         }
     }
 }

@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
 
+use crate::actors::agent::{AgentActor, AgentArgs, ToAgentActor};
 use crate::actors::component::{Component, ComponentActor, ToComponentActor};
+use crate::actors::dialogue::{DialogueActor, DialogueArgs, DialogueHandle, ToDialogueActor};
 use crate::actors::jobs::{JobsActor, JobsArgs, ToJobsActor};
 use crate::actors::tts::{ToTtsActor, TtsActor, TtsArgs, TtsHandle};
 use crate::actors::ActorSlot;
@@ -22,8 +24,8 @@ pub struct Slots {
     pub tts: ActorSlot<ToTtsActor>,
     pub jobs: ActorSlot<ToJobsActor>,
     pub asr: ActorSlot<ToComponentActor>,
-    pub dialogue: ActorSlot<ToComponentActor>,
-    pub agent: ActorSlot<ToComponentActor>,
+    pub dialogue: ActorSlot<ToDialogueActor>,
+    pub agent: ActorSlot<ToAgentActor>,
     pub clone: ActorSlot<ToComponentActor>,
 }
 
@@ -31,6 +33,7 @@ pub struct Slots {
 pub struct SupervisorArgs {
     pub slots: Slots,
     pub tts: TtsArgs,
+    pub dialogue: DialogueArgs,
     pub voices: Arc<VoiceRegistry>,
     pub db: Database,
     pub artifacts: ArtifactStore,
@@ -43,6 +46,8 @@ pub struct SupervisorArgs {
 enum Child {
     Tts,
     Jobs,
+    Dialogue,
+    Agent,
     Component(Component),
 }
 
@@ -51,6 +56,8 @@ impl Child {
         match self {
             Child::Tts => "tts",
             Child::Jobs => "jobs",
+            Child::Dialogue => "dialogue",
+            Child::Agent => "agent",
             Child::Component(c) => c.actor_name(),
         }
     }
@@ -59,9 +66,9 @@ impl Child {
 const CHILDREN: [Child; 6] = [
     Child::Tts,
     Child::Jobs,
+    Child::Dialogue,
+    Child::Agent,
     Child::Component(Component::Asr),
-    Child::Component(Component::Dialogue),
-    Child::Component(Component::Agent),
     Child::Component(Component::Clone),
 ];
 
@@ -97,6 +104,21 @@ impl SupervisorState {
                 a.slots.jobs.set(Some(actor.clone()));
                 actor.get_cell()
             }
+            Child::Dialogue => {
+                let (actor, _) =
+                    Actor::spawn_linked(None, DialogueActor, a.dialogue.clone(), me).await?;
+                a.slots.dialogue.set(Some(actor.clone()));
+                actor.get_cell()
+            }
+            Child::Agent => {
+                let args = AgentArgs {
+                    dialogue: DialogueHandle::new(a.slots.dialogue.clone()),
+                    tts: TtsHandle::new(a.slots.tts.clone()),
+                };
+                let (actor, _) = Actor::spawn_linked(None, AgentActor, args, me).await?;
+                a.slots.agent.set(Some(actor.clone()));
+                actor.get_cell()
+            }
             Child::Component(component) => {
                 let (actor, _) = Actor::spawn_linked(None, ComponentActor, component, me).await?;
                 self.slot(component).set(Some(actor.clone()));
@@ -110,8 +132,6 @@ impl SupervisorState {
     fn slot(&self, component: Component) -> &ActorSlot<ToComponentActor> {
         match component {
             Component::Asr => &self.args.slots.asr,
-            Component::Dialogue => &self.args.slots.dialogue,
-            Component::Agent => &self.args.slots.agent,
             Component::Clone => &self.args.slots.clone,
         }
     }
@@ -120,6 +140,8 @@ impl SupervisorState {
         match child {
             Child::Tts => self.args.slots.tts.set(None),
             Child::Jobs => self.args.slots.jobs.set(None),
+            Child::Dialogue => self.args.slots.dialogue.set(None),
+            Child::Agent => self.args.slots.agent.set(None),
             Child::Component(c) => self.slot(c).set(None),
         }
     }

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use ractor::{Actor, ActorRef};
 use tokio::sync::Semaphore;
 
+use super::agent::AgentHandle;
 use super::component::{Component, ComponentHandle};
+use super::dialogue::{DialogueArgs, DialogueHandle};
 use super::jobs::JobsHandle;
 use super::tts::{TtsArgs, TtsHandle};
 use super::ActorSlot;
@@ -29,9 +31,9 @@ pub struct Graph {
     /// Speech recognition.
     pub asr: ComponentHandle,
     /// Dialogue.
-    pub dialogue: ComponentHandle,
+    pub dialogue: DialogueHandle,
     /// Voice agent.
-    pub agent: ComponentHandle,
+    pub agent: AgentHandle,
     /// Voice cloning.
     pub clone: ComponentHandle,
     supervisor: ActorRef<ToSupervisor>,
@@ -43,6 +45,7 @@ impl Graph {
     pub async fn start(
         settings: &Settings,
         voices: Arc<VoiceRegistry>,
+        dialogue: DialogueArgs,
         db: Database,
         artifacts: ArtifactStore,
     ) -> Result<(Self, tokio::task::JoinHandle<()>), ractor::SpawnErr> {
@@ -56,6 +59,7 @@ impl Graph {
         let args = SupervisorArgs {
             slots: slots.clone(),
             tts,
+            dialogue,
             voices,
             db,
             artifacts,
@@ -69,8 +73,8 @@ impl Graph {
             tts: TtsHandle::new(slots.tts.clone()),
             jobs: JobsHandle::new(slots.jobs.clone()),
             asr: component(Component::Asr, &slots.asr),
-            dialogue: component(Component::Dialogue, &slots.dialogue),
-            agent: component(Component::Agent, &slots.agent),
+            dialogue: DialogueHandle::new(slots.dialogue.clone()),
+            agent: AgentHandle::new(slots.agent.clone()),
             clone: component(Component::Clone, &slots.clone),
             supervisor,
             restarts,

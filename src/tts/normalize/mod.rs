@@ -6,14 +6,6 @@
 //! units → plain numbers → abbreviations → symbols → acronyms. Each rule writes lowercase words, which no later
 //! rule matches again.
 
-/// A compiled pattern, built once.
-macro_rules! re {
-    ($pattern:expr) => {{
-        static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-        RE.get_or_init(|| regex::Regex::new($pattern).expect("valid built-in pattern"))
-    }};
-}
-
 mod calendar;
 mod numbers;
 mod quantities;

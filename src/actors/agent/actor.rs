@@ -1,0 +1,106 @@
+use std::time::Instant;
+
+use base64::Engine as _;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+
+use super::{AgentError, AgentRequest, AgentTurn, Timings};
+use crate::actors::dialogue::{DialogueHandle, TurnRequest};
+use crate::actors::tts::{SynthesisError, TtsHandle};
+use crate::audio;
+use crate::tts::VoiceSettings;
+
+/// Messages to the AgentActor.
+pub enum ToAgentActor {
+    /// A text-mode turn.
+    Converse {
+        /// The turn.
+        request: AgentRequest,
+        /// Where the rendered turn goes.
+        reply: RpcReplyPort<Result<AgentTurn, AgentError>>,
+    },
+}
+
+/// The actors a turn goes through.
+#[derive(Clone)]
+pub struct AgentArgs {
+    /// The dialogue layer.
+    pub dialogue: DialogueHandle,
+    /// Synthesis.
+    pub tts: TtsHandle,
+}
+
+/// Runs turns, each in its own task.
+pub struct AgentActor;
+
+impl Actor for AgentActor {
+    type Msg = ToAgentActor;
+    type State = AgentArgs;
+    type Arguments = AgentArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        args: AgentArgs,
+    ) -> Result<AgentArgs, ActorProcessingErr> {
+        Ok(args)
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut AgentArgs,
+    ) -> Result<(), ActorProcessingErr> {
+        let ToAgentActor::Converse { request, reply } = message;
+        let state = state.clone();
+        tokio::spawn(async move {
+            let _ = reply.send(turn(&state, request).await);
+        });
+        Ok(())
+    }
+}
+
+async fn turn(state: &AgentArgs, request: AgentRequest) -> Result<AgentTurn, AgentError> {
+    let started = Instant::now();
+    let dialogue = state
+        .dialogue
+        .turn(TurnRequest {
+            owner: request.owner,
+            scenario: request.scenario,
+            session_id: request.session_id,
+            text: request.text,
+        })
+        .await?;
+    let dialogue_ms = started.elapsed().as_millis() as u64;
+    let spoken = Instant::now();
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    let samples = state
+        .tts
+        .synthesize_then(
+            &request.voice_id,
+            &dialogue.reply.text,
+            VoiceSettings::default(),
+            move |samples| {
+                let wav = audio::encode_wav_16k(&samples);
+                let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));
+            },
+        )
+        .await?;
+    let audio_base64 = receiver
+        .await
+        .map_err(|_| SynthesisError::Engine("encoding the reply failed".into()))?;
+    let tts_ms = spoken.elapsed().as_millis() as u64;
+    Ok(AgentTurn {
+        agent_text: dialogue.reply.text,
+        audio_base64,
+        duration_seconds: samples as f64 / f64::from(audio::SAMPLE_RATE),
+        session_id: dialogue.session_id,
+        outcome: dialogue.reply.outcome,
+        actions: dialogue.reply.actions,
+        timings: Timings {
+            dialogue: dialogue_ms,
+            tts: tts_ms,
+            total: started.elapsed().as_millis() as u64,
+        },
+    })
+}

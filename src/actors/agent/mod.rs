@@ -1,0 +1,103 @@
+//! The AgentActor: one voice-agent turn is dialogue (DialogueActor) then speech (TtsActor), timed per stage.
+//! The audio mode puts recognition in front once a recognizer exists.
+
+mod actor;
+
+pub use actor::{AgentActor, AgentArgs, ToAgentActor};
+
+use std::time::Duration;
+
+use super::dialogue::TurnError;
+use super::tts::SynthesisError;
+use super::{ActorError, ActorSlot};
+
+/// Longest a caller waits for a whole turn.
+const CALL_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// A text-mode turn.
+#[derive(Debug, Clone)]
+pub struct AgentRequest {
+    /// The caller's key id.
+    pub owner: String,
+    /// Scenario id.
+    pub scenario: String,
+    /// Session to continue.
+    pub session_id: Option<String>,
+    /// What the user said.
+    pub text: String,
+    /// Voice of the reply.
+    pub voice_id: String,
+}
+
+/// Milliseconds spent per stage.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Timings {
+    /// The dialogue layer.
+    pub dialogue: u64,
+    /// Synthesis and encoding of the reply.
+    pub tts: u64,
+    /// The whole turn.
+    pub total: u64,
+}
+
+/// A rendered turn.
+#[derive(Debug, Clone)]
+pub struct AgentTurn {
+    /// The reply text.
+    pub agent_text: String,
+    /// Base64 of the 16 kHz mono WAV of the reply.
+    pub audio_base64: String,
+    /// Seconds of reply audio.
+    pub duration_seconds: f64,
+    /// The session.
+    pub session_id: String,
+    /// What the dialogue layer decided (intent, fallback, guardrail, emergency…).
+    pub outcome: String,
+    /// Actions called.
+    pub actions: Vec<String>,
+    /// Per-stage timings.
+    pub timings: Timings,
+}
+
+/// Why a turn failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AgentError {
+    /// The dialogue layer refused or failed.
+    #[error(transparent)]
+    Dialogue(#[from] TurnError),
+    /// Synthesis of the reply failed.
+    #[error(transparent)]
+    Synthesis(#[from] SynthesisError),
+    /// The agent actor itself is unavailable.
+    #[error(transparent)]
+    Actor(#[from] ActorError),
+}
+
+/// The public face of the AgentActor.
+#[derive(Clone)]
+pub struct AgentHandle {
+    slot: ActorSlot<ToAgentActor>,
+}
+
+impl AgentHandle {
+    /// A handle reading the given slot.
+    pub fn new(slot: ActorSlot<ToAgentActor>) -> Self {
+        Self { slot }
+    }
+
+    /// Run a text-mode turn.
+    pub async fn converse(&self, request: AgentRequest) -> Result<AgentTurn, AgentError> {
+        self.slot
+            .call(
+                "agent",
+                |reply| ToAgentActor::Converse { request, reply },
+                CALL_TIMEOUT,
+            )
+            .await?
+    }
+
+    /// Whether the actor is running (readiness).
+    pub fn is_up(&self) -> bool {
+        self.slot.get().is_some()
+    }
+}

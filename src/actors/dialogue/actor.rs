@@ -1,0 +1,108 @@
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+
+use super::{DialogueTurn, SessionStore, TurnError, TurnRequest};
+use crate::dialogue::library::ScenarioLibrary;
+use crate::dialogue::{converse, DialogueBackend};
+
+/// How often scenario files are checked for changes.
+const RELOAD_EVERY: Duration = Duration::from_secs(2);
+
+/// Messages to the DialogueActor.
+pub enum ToDialogueActor {
+    /// Answer a turn.
+    Turn {
+        /// The turn.
+        request: TurnRequest,
+        /// Where the answer goes.
+        reply: RpcReplyPort<Result<DialogueTurn, TurnError>>,
+    },
+    /// Reload scenario files that changed.
+    Reload,
+}
+
+/// What the DialogueActor is started with; shared across restarts, so sessions survive a restart of the actor.
+#[derive(Clone)]
+pub struct DialogueArgs {
+    /// The scenarios.
+    pub library: ScenarioLibrary,
+    /// The configured backend.
+    pub backend: Arc<dyn DialogueBackend>,
+    /// Answers when the backend fails (the scenario engine, when configured).
+    pub fallback: Option<Arc<dyn DialogueBackend>>,
+    /// Conversations.
+    pub sessions: Arc<SessionStore>,
+}
+
+/// Dispatches turns; each turn runs in its own task so a slow backend never stalls the mailbox.
+pub struct DialogueActor;
+
+impl Actor for DialogueActor {
+    type Msg = ToDialogueActor;
+    type State = DialogueArgs;
+    type Arguments = DialogueArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        args: DialogueArgs,
+    ) -> Result<DialogueArgs, ActorProcessingErr> {
+        myself.send_interval(RELOAD_EVERY, || ToDialogueActor::Reload);
+        Ok(args)
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut DialogueArgs,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            ToDialogueActor::Reload => {
+                let library = state.library.clone();
+                // File reads are blocking; the outcome is logged by the library.
+                let _ = tokio::task::spawn_blocking(move || library.reload_changed()).await;
+            }
+            ToDialogueActor::Turn { request, reply } => {
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let _ = reply.send(answer(&state, request).await);
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTurn, TurnError> {
+    let scenario = state.library.get(&request.scenario).ok_or_else(|| {
+        TurnError::UnknownScenario(request.scenario.clone(), state.library.ids().join(", "))
+    })?;
+    let (session_id, session) =
+        state
+            .sessions
+            .open(&request.owner, &scenario.id, request.session_id.as_deref())?;
+    let mut session = session.lock().await;
+    let fallback = state.fallback.as_deref();
+    let reply = converse(
+        &scenario,
+        &mut session,
+        &request.text,
+        &*state.backend,
+        fallback,
+    )
+    .await?;
+    tracing::info!(
+        scenario = scenario.id,
+        outcome = reply.outcome,
+        backend = state.backend.name(),
+        "turn answered"
+    );
+    Ok(DialogueTurn {
+        session_id,
+        reply,
+        backend: state.backend.name(),
+    })
+}

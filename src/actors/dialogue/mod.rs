@@ -1,0 +1,123 @@
+//! The DialogueActor: owns the scenario library (reloaded as files change), the configured dialogue backend and
+//! the conversation sessions; answers one text turn at a time per session.
+
+mod actor;
+pub mod sessions;
+
+pub use actor::{DialogueActor, DialogueArgs, ToDialogueActor};
+pub use sessions::{SessionError, SessionStore};
+
+use std::time::Duration;
+
+use super::{ActorError, ActorSlot};
+use crate::dialogue::{DialogueError, Reply};
+
+/// Longest a caller waits for a turn (an LLM call and an action included).
+const CALL_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// A turn to answer.
+#[derive(Debug, Clone)]
+pub struct TurnRequest {
+    /// The caller's key id (sessions are private to it).
+    pub owner: String,
+    /// The scenario id.
+    pub scenario: String,
+    /// A session to continue, or `None` for a new one.
+    pub session_id: Option<String>,
+    /// What the user said.
+    pub text: String,
+}
+
+/// An answered turn.
+#[derive(Debug, Clone)]
+pub struct DialogueTurn {
+    /// The session (new or continued).
+    pub session_id: String,
+    /// The reply.
+    pub reply: Reply,
+    /// Which backend answered.
+    pub backend: &'static str,
+}
+
+/// Why a turn got no reply.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum TurnError {
+    /// No scenario with that id.
+    #[error("unknown scenario {0:?}; known: {1}")]
+    UnknownScenario(String, String),
+    /// The session cannot be used.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The backend failed and no fallback was configured.
+    #[error(transparent)]
+    Backend(#[from] DialogueError),
+    /// The actor is restarting, crashed or timed out.
+    #[error(transparent)]
+    Actor(#[from] ActorError),
+}
+
+/// The public face of the DialogueActor.
+#[derive(Clone)]
+pub struct DialogueHandle {
+    slot: ActorSlot<ToDialogueActor>,
+}
+
+impl DialogueHandle {
+    /// A handle reading the given slot.
+    pub fn new(slot: ActorSlot<ToDialogueActor>) -> Self {
+        Self { slot }
+    }
+
+    /// Answer a turn.
+    pub async fn turn(&self, request: TurnRequest) -> Result<DialogueTurn, TurnError> {
+        self.slot
+            .call(
+                "dialogue",
+                |reply| ToDialogueActor::Turn { request, reply },
+                CALL_TIMEOUT,
+            )
+            .await?
+    }
+
+    /// Whether the actor is running (readiness).
+    pub fn is_up(&self) -> bool {
+        self.slot.get().is_some()
+    }
+}
+
+impl DialogueArgs {
+    /// Everything the DialogueActor needs, from the settings: the scenario library (an invalid file stops
+    /// start-up with its file and line), the configured backend and its fallback, and the session store.
+    pub fn from_settings(
+        settings: &crate::dialogue::settings::DialogueSettings,
+    ) -> Result<Self, crate::dialogue::ScenarioError> {
+        use crate::dialogue::library::ScenarioLibrary;
+        use crate::dialogue::openai::OpenAiBackend;
+        use crate::dialogue::settings::BackendKind;
+        use crate::dialogue::{ActionRunner, DialogueBackend, HttpActions, ScenarioBackend};
+        use std::sync::Arc;
+
+        let dir = settings
+            .scenarios_dir
+            .is_dir()
+            .then_some(settings.scenarios_dir.as_path());
+        let library = ScenarioLibrary::load(dir)?;
+        let actions: Arc<dyn ActionRunner> = Arc::new(HttpActions::new());
+        let engine: Arc<dyn DialogueBackend> = Arc::new(ScenarioBackend::new(Arc::clone(&actions)));
+        let (backend, fallback) = match settings.backend {
+            BackendKind::Scenario => (engine, None),
+            BackendKind::Openai => {
+                let llm: Arc<dyn DialogueBackend> =
+                    Arc::new(OpenAiBackend::new(settings.openai.clone(), actions));
+                (llm, settings.fallback_to_scenario.then_some(engine))
+            }
+        };
+        let idle = Duration::from_secs(settings.session_idle_minutes * 60);
+        Ok(Self {
+            library,
+            backend,
+            fallback,
+            sessions: Arc::new(SessionStore::new(idle, settings.max_sessions)),
+        })
+    }
+}

@@ -1,0 +1,135 @@
+//! Conversation sessions: owned by the API key that started them, bound to one scenario, forgotten after an
+//! idle time, and capped in number (the least recently used goes first).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::dialogue::Session;
+
+/// A session shared between turns; its lock also keeps two turns of one conversation in order.
+pub type SharedSession = Arc<tokio::sync::Mutex<Session>>;
+
+/// Why a session cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// No such session for this caller (never existed, expired, or another key's).
+    #[error("session {0:?} not found; it may have expired — omit session_id to start a new conversation")]
+    NotFound(String),
+    /// The session belongs to another scenario.
+    #[error("session {id:?} belongs to scenario {scenario:?}")]
+    OtherScenario {
+        /// The session.
+        id: String,
+        /// Its scenario.
+        scenario: String,
+    },
+}
+
+struct Entry {
+    owner: String,
+    scenario: String,
+    session: SharedSession,
+    used: Instant,
+}
+
+/// Every live session.
+pub struct SessionStore {
+    idle: Duration,
+    capacity: usize,
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+impl SessionStore {
+    /// A store forgetting sessions idle for `idle`, holding at most `capacity`.
+    pub fn new(idle: Duration, capacity: usize) -> Self {
+        Self {
+            idle,
+            capacity: capacity.max(1),
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The caller's session `id`, or a new one when `id` is `None`: its id and the session.
+    pub fn open(
+        &self,
+        owner: &str,
+        scenario: &str,
+        id: Option<&str>,
+    ) -> Result<(String, SharedSession), SessionError> {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        entries.retain(|_, e| now.duration_since(e.used) < self.idle);
+        if let Some(id) = id {
+            let entry = entries
+                .get_mut(id)
+                .filter(|e| e.owner == owner)
+                .ok_or_else(|| SessionError::NotFound(id.to_string()))?;
+            if entry.scenario != scenario {
+                return Err(SessionError::OtherScenario {
+                    id: id.to_string(),
+                    scenario: entry.scenario.clone(),
+                });
+            }
+            entry.used = now;
+            return Ok((id.to_string(), Arc::clone(&entry.session)));
+        }
+        if entries.len() >= self.capacity {
+            if let Some(oldest) = entries
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| k.clone())
+            {
+                entries.remove(&oldest);
+            }
+        }
+        let id = format!("ses_{}", uuid::Uuid::new_v4().simple());
+        let session = SharedSession::default();
+        entries.insert(
+            id.clone(),
+            Entry {
+                owner: owner.to_string(),
+                scenario: scenario.to_string(),
+                session: Arc::clone(&session),
+                used: now,
+            },
+        );
+        Ok((id, session))
+    }
+
+    /// Live sessions.
+    pub fn len(&self) -> usize {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_are_private_bound_and_expire() {
+        let store = SessionStore::new(Duration::from_millis(50), 2);
+        let (id, _) = store.open("key-a", "banking", None).expect("new");
+        assert!(store.open("key-a", "banking", Some(&id)).is_ok());
+        assert_eq!(
+            store.open("key-b", "banking", Some(&id)).unwrap_err(),
+            SessionError::NotFound(id.clone())
+        );
+        assert!(matches!(
+            store.open("key-a", "health", Some(&id)),
+            Err(SessionError::OtherScenario { .. })
+        ));
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(store.open("key-a", "banking", Some(&id)).is_err());
+        for _ in 0..5 {
+            store.open("key-a", "general", None).expect("new");
+        }
+        assert_eq!(store.len(), 2);
+    }
+}

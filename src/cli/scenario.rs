@@ -1,0 +1,107 @@
+//! `sauti scenario check|test|chat`: for scenario authors.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Subcommand;
+
+use sauti::dialogue::scenario;
+use sauti::dialogue::testing::run_tests;
+
+#[derive(Debug, Subcommand)]
+pub enum ScenarioCommand {
+    /// Check scenario files: every problem as FILE:LINE: message; non-zero exit on any.
+    ///
+    /// Example: sauti scenario check scenarios/banking.toml
+    Check {
+        /// Files to check (default: every scenarios/*.toml).
+        files: Vec<PathBuf>,
+    },
+    /// Run the test conversations of scenario files against the embedded engine (actions are recorded, not
+    /// sent); pass/fail per case, non-zero exit on any failure.
+    ///
+    /// Example: sauti scenario test scenarios/health.toml
+    Test {
+        /// Files to test (default: every scenarios/*.toml).
+        files: Vec<PathBuf>,
+    },
+}
+
+fn files_or_default(files: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
+    if !files.is_empty() {
+        return Ok(files);
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir("scenarios")
+        .context("no files given and no scenarios/ directory here")?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// Run a scenario command; the exit code says whether everything passed.
+pub fn run(command: ScenarioCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        ScenarioCommand::Check { files } => {
+            let mut failed = false;
+            for file in files_or_default(files)? {
+                match scenario::load(&file) {
+                    Ok(s) => println!(
+                        "{}: ok ({} intents, {} flows, {} tests)",
+                        file.display(),
+                        s.intents.len(),
+                        s.flows.len(),
+                        s.tests.len()
+                    ),
+                    Err(error) => {
+                        eprintln!("{error}");
+                        failed = true;
+                    }
+                }
+            }
+            Ok(if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        ScenarioCommand::Test { files } => {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("starting a runtime")?;
+            let (mut passed, mut failed) = (0, 0);
+            for file in files_or_default(files)? {
+                let scenario = match scenario::load(&file) {
+                    Ok(s) => s,
+                    Err(error) => {
+                        eprintln!("{error}");
+                        failed += 1;
+                        continue;
+                    }
+                };
+                for case in runtime.block_on(run_tests(&scenario)) {
+                    if case.passed() {
+                        passed += 1;
+                        println!("PASS {} :: {}", scenario.id, case.name);
+                    } else {
+                        failed += 1;
+                        println!("FAIL {} :: {}", scenario.id, case.name);
+                        for failure in &case.failures {
+                            println!("     {failure}");
+                        }
+                    }
+                }
+            }
+            println!("{passed} passed, {failed} failed");
+            Ok(if failed > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+    }
+}

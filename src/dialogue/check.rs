@@ -1,0 +1,280 @@
+//! The checks a scenario must pass beyond parsing: every reference resolves, every template can be filled,
+//! every guardrail has its words. Each problem says which text to point the author at.
+
+use std::collections::BTreeSet;
+
+use super::scenario::{collected_slots, Scenario, Step};
+use super::template;
+
+/// Outcome names a test may expect besides intent ids.
+pub const SPECIAL_OUTCOMES: [&str; 4] = ["fallback", "guardrail", "emergency", "flow"];
+
+/// One problem, and a piece of the source near it (to find its line).
+#[derive(Debug)]
+pub struct Problem {
+    /// What is wrong.
+    pub message: String,
+    /// Text to locate in the file.
+    pub near: Option<String>,
+}
+
+fn problem(message: impl Into<String>, near: impl Into<String>) -> Problem {
+    Problem {
+        message: message.into(),
+        near: Some(near.into()),
+    }
+}
+
+/// Every problem in a parsed scenario, in file order as far as practical.
+pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let quoted = |s: &str| format!("\"{s}\"");
+    if let Some(expected) = expected_id {
+        if scenario.id != expected {
+            out.push(problem(
+                format!("id {:?} must equal the file name {expected:?}", scenario.id),
+                "id",
+            ));
+        }
+    }
+    if !scenario
+        .id
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
+        out.push(problem("id must be lower-case letters, digits and _", "id"));
+    }
+    if scenario.language != "sw" {
+        out.push(problem("language must be \"sw\"", "language"));
+    }
+    if scenario.fallback.is_empty() || scenario.fallback.iter().any(|f| f.trim().is_empty()) {
+        out.push(problem(
+            "fallback needs at least one non-empty reply",
+            "fallback",
+        ));
+    }
+    let slots = collected_slots(scenario);
+    let mut templates: Vec<(&str, &str)> = vec![("greeting", &scenario.greeting)];
+    templates.extend(scenario.fallback.iter().map(|f| ("fallback", f.as_str())));
+
+    let mut seen = BTreeSet::new();
+    for intent in &scenario.intents {
+        let near = quoted(&intent.id);
+        if !seen.insert(intent.id.as_str()) {
+            out.push(problem(
+                format!("intent {:?} is defined twice", intent.id),
+                near.clone(),
+            ));
+        }
+        if intent.examples.len() < 2 {
+            out.push(problem(
+                format!("intent {:?} needs at least 2 examples", intent.id),
+                near.clone(),
+            ));
+        }
+        let targets = [&intent.reply, &intent.flow, &intent.action]
+            .iter()
+            .filter(|t| t.is_some())
+            .count();
+        if targets != 1 {
+            out.push(problem(
+                format!(
+                    "intent {:?} needs exactly one of reply, flow or action",
+                    intent.id
+                ),
+                near.clone(),
+            ));
+        }
+        if let Some(flow) = &intent.flow {
+            if scenario.flow(flow).is_none() {
+                out.push(problem(
+                    format!("intent {:?}: no flow {flow:?}", intent.id),
+                    quoted(flow),
+                ));
+            }
+        }
+        if let Some(action) = &intent.action {
+            if !scenario.actions.contains_key(action) {
+                out.push(problem(
+                    format!("intent {:?}: no action {action:?}", intent.id),
+                    quoted(action),
+                ));
+            }
+        }
+        if let Some(reply) = &intent.reply {
+            templates.push(("reply", reply));
+        }
+    }
+
+    let mut seen = BTreeSet::new();
+    for flow in &scenario.flows {
+        let near = quoted(&flow.id);
+        if !seen.insert(flow.id.as_str()) {
+            out.push(problem(
+                format!("flow {:?} is defined twice", flow.id),
+                near.clone(),
+            ));
+        }
+        if flow.steps.is_empty() {
+            out.push(problem(
+                format!("flow {:?} has no steps", flow.id),
+                near.clone(),
+            ));
+        }
+        for step in &flow.steps {
+            match step {
+                Step::Collect(slot) if !scenario.slots.contains_key(slot) => out.push(problem(
+                    format!("flow {:?} collects {slot:?}, which is not a slot", flow.id),
+                    quoted(slot),
+                )),
+                Step::Action(action) if !scenario.actions.contains_key(action) => {
+                    out.push(problem(
+                        format!(
+                            "flow {:?} calls {action:?}, which is not an action",
+                            flow.id
+                        ),
+                        quoted(action),
+                    ))
+                }
+                Step::Confirm(text) | Step::Reply(text) => templates.push(("step", text)),
+                _ => {}
+            }
+        }
+        templates.push(("cancelled", &flow.cancelled));
+        if let Some(done) = &flow.done {
+            templates.push(("done", done));
+        }
+    }
+
+    for (name, slot) in &scenario.slots {
+        templates.push(("prompt", &slot.prompt));
+        if !slots.contains(name.as_str()) {
+            out.push(problem(
+                format!("slot {name:?} is not collected by any flow"),
+                format!("[slots.{name}]"),
+            ));
+        }
+    }
+    for (name, action) in &scenario.actions {
+        let near = format!("[actions.{name}]");
+        if !action.url.starts_with("http://")
+            && !action.url.starts_with("https://")
+            && !action.url.starts_with("${")
+        {
+            out.push(problem(
+                format!("action {name:?}: url must start with http://, https:// or ${{VAR}}"),
+                near.clone(),
+            ));
+        }
+        if action.timeout_ms == 0 || action.timeout_ms > 30_000 {
+            out.push(problem(
+                format!("action {name:?}: timeout_ms must be 1 to 30000"),
+                near.clone(),
+            ));
+        }
+        for argument in action.arguments.keys() {
+            if !slots.contains(argument.as_str()) {
+                out.push(problem(
+                    format!("action {name:?}: argument {argument:?} is not a collected slot"),
+                    near.clone(),
+                ));
+            }
+        }
+        templates.push(("success", &action.success));
+        templates.push(("failure", &action.failure));
+    }
+
+    for (what, text) in templates {
+        if text.trim().is_empty() {
+            out.push(problem(
+                format!("an empty {what} text"),
+                format!("{what} ="),
+            ));
+        }
+        for name in template::placeholders(text) {
+            let known = slots.contains(name)
+                || name.starts_with("result.")
+                || template::BUILT_INS.contains(&name);
+            if !known {
+                out.push(problem(
+                    format!("{{{name}}} in a {what} text is not a collected slot, result.NAME, time or date"),
+                    format!("{{{name}}}"),
+                ));
+            }
+        }
+    }
+
+    check_guardrails(scenario, &mut out);
+    check_tests(scenario, &mut out);
+    out
+}
+
+fn check_guardrails(scenario: &Scenario, out: &mut Vec<Problem>) {
+    let g = &scenario.guardrails;
+    let missing = |flag: bool, text: &Option<String>| {
+        flag && text.as_deref().is_none_or(|t| t.trim().is_empty())
+    };
+    if missing(g.secrets, &g.secret_warning) {
+        out.push(problem(
+            "guardrails: secrets = true needs a secret_warning",
+            "secrets",
+        ));
+    }
+    if missing(g.medical, &g.medical_notice) {
+        out.push(problem(
+            "guardrails: medical = true needs a medical_notice",
+            "medical",
+        ));
+    }
+    if missing(!g.emergency_signs.is_empty(), &g.emergency_reply) {
+        out.push(problem(
+            "guardrails: emergency_signs need an emergency_reply",
+            "emergency_signs",
+        ));
+    }
+    if missing(!g.blocked_replies.is_empty(), &g.safe_reply) {
+        out.push(problem(
+            "guardrails: blocked_replies need a safe_reply",
+            "blocked_replies",
+        ));
+    }
+    for pattern in &g.blocked_replies {
+        if let Err(e) = regex::Regex::new(pattern) {
+            out.push(problem(
+                format!("guardrails: blocked reply pattern does not compile: {e}"),
+                pattern.clone(),
+            ));
+        }
+    }
+}
+
+fn check_tests(scenario: &Scenario, out: &mut Vec<Problem>) {
+    for test in &scenario.tests {
+        let near = format!("\"{}\"", test.name);
+        if test.turns.is_empty() {
+            out.push(problem(
+                format!("test {:?} has no turns", test.name),
+                near.clone(),
+            ));
+        }
+        for turn in &test.turns {
+            if let Some(intent) = &turn.intent {
+                if scenario.intent(intent).is_none() && !SPECIAL_OUTCOMES.contains(&intent.as_str())
+                {
+                    out.push(problem(
+                        format!("test {:?}: no intent {intent:?}", test.name),
+                        near.clone(),
+                    ));
+                }
+            }
+            if let Some(action) = &turn.action {
+                if !scenario.actions.contains_key(action) {
+                    out.push(problem(
+                        format!("test {:?}: no action {action:?}", test.name),
+                        near.clone(),
+                    ));
+                }
+            }
+        }
+    }
+}

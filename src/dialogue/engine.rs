@@ -1,0 +1,260 @@
+//! The `scenario` backend: intents, slot filling across turns, flows, actions and templated replies, with no
+//! network of its own (actions go through the [`ActionRunner`] it is given).
+
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+use super::actions::ActionRunner;
+use super::intents;
+use super::scenario::{Flow, Scenario, SlotKind, Step};
+use super::slots;
+use super::template::{self, Values};
+use super::{ActiveFlow, Reply, Session};
+
+/// Answer one turn with the scenario engine.
+pub async fn respond(
+    scenario: &Scenario,
+    session: &mut Session,
+    text: &str,
+    actions: &dyn ActionRunner,
+    now: OffsetDateTime,
+) -> Reply {
+    let mut turn = Turn {
+        scenario,
+        session,
+        actions,
+        now,
+        parts: Vec::new(),
+        called: Vec::new(),
+    };
+    let outcome = turn.run(text).await;
+    let text = turn.parts.join(" ");
+    Reply {
+        text,
+        outcome,
+        actions: turn.called,
+    }
+}
+
+struct Turn<'a> {
+    scenario: &'a Scenario,
+    session: &'a mut Session,
+    actions: &'a dyn ActionRunner,
+    now: OffsetDateTime,
+    parts: Vec<String>,
+    called: Vec<String>,
+}
+
+impl Turn<'_> {
+    fn say(&mut self, template: &str) {
+        let values = Values {
+            slots: Some(&self.session.slots),
+            result: Some(&self.session.result),
+        };
+        let text = template::render(template, &values, self.now);
+        if !text.is_empty() {
+            self.parts.push(text);
+        }
+    }
+
+    async fn run(&mut self, text: &str) -> String {
+        if text.trim().is_empty() {
+            let greeting = self.scenario.greeting.clone();
+            self.say(&greeting);
+            return "greeting".into();
+        }
+        if let Some(active) = self.session.flow.clone() {
+            if let Some(outcome) = self.continue_flow(&active, text).await {
+                return outcome;
+            }
+        }
+        let Some((intent, _)) = intents::best(self.scenario, text) else {
+            let fallback = &self.scenario.fallback;
+            let reply = fallback[self.session.fallbacks % fallback.len().max(1)].clone();
+            self.session.fallbacks += 1;
+            self.say(&reply);
+            return "fallback".into();
+        };
+        let intent = intent.clone();
+        self.session.fallbacks = 0;
+        if let Some(reply) = &intent.reply {
+            self.say(reply);
+        } else if let Some(flow) = intent.flow.as_deref().and_then(|f| self.scenario.flow(f)) {
+            let flow = flow.clone();
+            self.session.slots.clear();
+            self.session.flow = Some(ActiveFlow {
+                flow: flow.id.clone(),
+                intent: intent.id.clone(),
+                step: 0,
+            });
+            self.fill_slots(&flow, text, None);
+            self.run_steps(&flow).await;
+        } else if let Some(action) = &intent.action {
+            self.call_action(action).await;
+        }
+        intent.id
+    }
+
+    /// Handle a turn inside a flow; `None` when the user moved on to something else.
+    async fn continue_flow(&mut self, active: &ActiveFlow, text: &str) -> Option<String> {
+        let flow = self.scenario.flow(&active.flow)?.clone();
+        let Some(step) = flow.steps.get(active.step) else {
+            self.session.flow = None;
+            return None;
+        };
+        let switching = || {
+            intents::best(self.scenario, text)
+                .is_some_and(|(intent, score)| intent.id != active.intent && score >= 0.75)
+        };
+        match step {
+            Step::Confirm(question) => {
+                if intents::is_yes(text) {
+                    self.advance();
+                    self.run_steps(&flow).await;
+                } else if intents::is_no(text) {
+                    self.cancel(&flow);
+                } else if switching() {
+                    self.session.flow = None;
+                    return None;
+                } else {
+                    let question = question.clone();
+                    self.say(&question);
+                }
+            }
+            Step::Collect(slot) => {
+                if intents::is_no(text) && !self.session.slots.contains_key(slot) {
+                    self.cancel(&flow);
+                    return Some(active.intent.clone());
+                }
+                let filled = self.fill_slots(&flow, text, Some(slot));
+                if !filled && switching() {
+                    self.session.flow = None;
+                    return None;
+                }
+                if self.session.slots.contains_key(slot) {
+                    self.run_steps(&flow).await;
+                } else if let Some(definition) = self.scenario.slots.get(slot) {
+                    let ask = definition
+                        .invalid
+                        .clone()
+                        .unwrap_or_else(|| definition.prompt.clone());
+                    self.say(&ask);
+                }
+            }
+            Step::Action(_) | Step::Reply(_) => self.run_steps(&flow).await,
+        }
+        Some(active.intent.clone())
+    }
+
+    /// Fill every slot of the flow not yet filled that this turn contains; free-text slots only when asked
+    /// for. Whether anything was filled.
+    fn fill_slots(&mut self, flow: &Flow, text: &str, asked: Option<&str>) -> bool {
+        let mut filled = false;
+        for step in &flow.steps {
+            let Step::Collect(name) = step else { continue };
+            if self.session.slots.contains_key(name) {
+                continue;
+            }
+            let Some(slot) = self.scenario.slots.get(name) else {
+                continue;
+            };
+            if slot.kind == SlotKind::Text && asked != Some(name.as_str()) {
+                continue;
+            }
+            if let Some(value) = slots::extract(slot.kind, text, self.now) {
+                self.session.slots.insert(name.clone(), value);
+                filled = true;
+            }
+        }
+        filled
+    }
+
+    fn advance(&mut self) {
+        if let Some(active) = &mut self.session.flow {
+            active.step += 1;
+        }
+    }
+
+    fn cancel(&mut self, flow: &Flow) {
+        self.say(&flow.cancelled);
+        self.session.flow = None;
+        self.session.slots.clear();
+    }
+
+    /// Run steps from the current one until one needs the user (a question) or the flow ends.
+    async fn run_steps(&mut self, flow: &Flow) {
+        loop {
+            let Some(index) = self.session.flow.as_ref().map(|a| a.step) else {
+                return;
+            };
+            let Some(step) = flow.steps.get(index) else {
+                if let Some(done) = &flow.done {
+                    self.say(done);
+                }
+                self.session.flow = None;
+                self.session.slots.clear();
+                return;
+            };
+            match step {
+                Step::Collect(slot) if !self.session.slots.contains_key(slot) => {
+                    if let Some(definition) = self.scenario.slots.get(slot) {
+                        let prompt = definition.prompt.clone();
+                        self.say(&prompt);
+                    }
+                    return;
+                }
+                Step::Collect(_) => {}
+                Step::Confirm(question) => {
+                    let question = question.clone();
+                    self.say(&question);
+                    return;
+                }
+                Step::Action(action) => {
+                    let action = action.clone();
+                    self.call_action(&action).await;
+                }
+                Step::Reply(text) => {
+                    let text = text.clone();
+                    self.say(&text);
+                }
+            }
+            self.advance();
+        }
+    }
+
+    /// Call an action with the slots it names, and say its success or failure template.
+    async fn call_action(&mut self, name: &str) {
+        let Some(action) = self.scenario.actions.get(name) else {
+            return;
+        };
+        let arguments: Map<String, Value> = action
+            .arguments
+            .keys()
+            .filter_map(|k| {
+                self.session
+                    .slots
+                    .get(k)
+                    .map(|v| (k.clone(), Value::String(v.clone())))
+            })
+            .collect();
+        self.called.push(name.to_string());
+        let outcome = if arguments.len() < action.arguments.len() {
+            Err(super::actions::ActionError::Failed(
+                "missing arguments".into(),
+            ))
+        } else {
+            self.actions.call(name, action, &arguments).await
+        };
+        match outcome {
+            Ok(result) => {
+                self.session.result = result;
+                self.say(&action.success);
+            }
+            Err(error) => {
+                tracing::warn!(scenario = self.scenario.id, action = name, %error, "action failed");
+                self.session.result = Map::new();
+                self.say(&action.failure);
+            }
+        }
+    }
+}

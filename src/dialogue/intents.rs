@@ -1,0 +1,140 @@
+//! Intent matching for the scenario engine: keywords and example phrases compared word by word, each word by
+//! all its verb forms and forgiving one wrong letter in long words.
+
+use super::scenario::{Intent, Scenario};
+use super::words::{forms, tokens, words_match};
+
+/// Words too common to tell intents apart.
+const STOPWORDS: [&str; 48] = [
+    "ni",
+    "na",
+    "ya",
+    "wa",
+    "za",
+    "la",
+    "kwa",
+    "je",
+    "tafadhali",
+    "nataka",
+    "ningependa",
+    "naomba",
+    "naweza",
+    "unaweza",
+    "yangu",
+    "langu",
+    "wangu",
+    "changu",
+    "zangu",
+    "yako",
+    "lako",
+    "wako",
+    "mimi",
+    "wewe",
+    "hii",
+    "hiyo",
+    "huu",
+    "kuhusu",
+    "gani",
+    "nini",
+    "jinsi",
+    "namna",
+    "sana",
+    "pia",
+    "au",
+    "kuna",
+    "the",
+    "a",
+    "i",
+    "want",
+    "please",
+    "my",
+    "to",
+    "is",
+    "of",
+    "and",
+    "me",
+    "you",
+];
+
+/// Score at or above which an intent is taken.
+pub const THRESHOLD: f32 = 0.45;
+
+fn content(text: &str) -> Vec<Vec<String>> {
+    tokens(text)
+        .into_iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| forms(&w))
+        .collect()
+}
+
+/// Dice overlap of two word lists (each word given as its forms).
+fn overlap(a: &[Vec<String>], b: &[Vec<String>]) -> f32 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let shared_a = a
+        .iter()
+        .filter(|x| b.iter().any(|y| words_match(x, y)))
+        .count();
+    let shared_b = b
+        .iter()
+        .filter(|y| a.iter().any(|x| words_match(x, y)))
+        .count();
+    (shared_a + shared_b) as f32 / (a.len() + b.len()) as f32
+}
+
+/// How well a turn matches an intent, 0 to 1: a keyword present scores at least 0.75.
+pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
+    let examples = intent
+        .examples
+        .iter()
+        .map(|e| overlap(said, &content(e)))
+        .fold(0.0, f32::max);
+    let keyword = intent.keywords.iter().any(|keyword| {
+        let words = content(keyword);
+        !words.is_empty() && words.iter().all(|k| said.iter().any(|s| words_match(s, k)))
+    });
+    if keyword {
+        0.75 + 0.25 * examples
+    } else {
+        examples
+    }
+}
+
+/// The best intent for a turn, with its score, when it reaches the threshold.
+pub fn best<'a>(scenario: &'a Scenario, text: &str) -> Option<(&'a Intent, f32)> {
+    let said = content(text);
+    scenario
+        .intents
+        .iter()
+        .map(|intent| (intent, score(intent, &said)))
+        .filter(|(_, s)| *s >= THRESHOLD)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// A turn that says yes.
+pub fn is_yes(text: &str) -> bool {
+    let yes = [
+        "ndiyo",
+        "ndio",
+        "sawa",
+        "thibitisha",
+        "nathibitisha",
+        "naam",
+        "yes",
+        "ok",
+        "okay",
+        "endelea",
+        "kubali",
+        "nakubali",
+    ];
+    tokens(text).iter().any(|w| yes.contains(&w.as_str())) && !is_no(text)
+}
+
+/// A turn that says no or cancels.
+pub fn is_no(text: &str) -> bool {
+    let no = [
+        "hapana", "la", "acha", "sitisha", "ghairi", "no", "cancel", "stop", "sitaki", "achana",
+    ];
+    tokens(text).iter().any(|w| no.contains(&w.as_str()))
+}

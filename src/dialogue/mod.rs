@@ -1,0 +1,192 @@
+//! The dialogue layer: scenario files, the backends that answer a turn (the embedded scenario engine and an
+//! OpenAI-compatible LLM), and the guardrails every turn passes through on the way in and out.
+
+pub mod actions;
+pub mod check;
+pub mod engine;
+pub mod guardrails;
+pub mod intents;
+pub mod library;
+pub mod openai;
+pub mod scenario;
+pub mod settings;
+pub mod slots;
+pub mod template;
+pub mod testing;
+pub mod words;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+pub use actions::{ActionRunner, BoxFuture, HttpActions, RecordingActions};
+pub use scenario::{Scenario, ScenarioError};
+
+/// Who said a line of the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The caller.
+    User,
+    /// The agent.
+    Agent,
+}
+
+/// A flow in progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveFlow {
+    /// The flow.
+    pub flow: String,
+    /// The intent that started it.
+    pub intent: String,
+    /// The step waiting for the user.
+    pub step: usize,
+}
+
+/// One conversation's memory.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// What was said, oldest first (secrets masked).
+    pub history: Vec<(Role, String)>,
+    /// Filled slots.
+    pub slots: BTreeMap<String, String>,
+    /// The flow in progress.
+    pub flow: Option<ActiveFlow>,
+    /// The last action's answer.
+    pub result: Map<String, Value>,
+    /// Fallbacks in a row (to vary the wording).
+    pub fallbacks: usize,
+}
+
+/// The most history lines kept per session (older ones are dropped).
+pub const HISTORY_LIMIT: usize = 40;
+
+/// A backend's answer to one turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// What the agent says.
+    pub text: String,
+    /// The intent matched, or `fallback`, `greeting`, `guardrail`, `emergency`, `llm`.
+    pub outcome: String,
+    /// Actions called in this turn.
+    pub actions: Vec<String>,
+}
+
+/// Why a backend could not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DialogueError {
+    /// The backend failed (network, timeout, bad answer).
+    #[error("{backend} backend failed: {detail}")]
+    Backend {
+        /// Which backend.
+        backend: &'static str,
+        /// What happened.
+        detail: String,
+    },
+}
+
+/// A dialogue backend: answers a turn for a scenario and a session. Chosen by server configuration only.
+pub trait DialogueBackend: Send + Sync {
+    /// Name for logs and metrics.
+    fn name(&self) -> &'static str;
+
+    /// Answer `text` (already screened for emergencies and secrets); the session's history does not yet
+    /// hold this turn.
+    fn respond<'a>(
+        &'a self,
+        scenario: &'a Scenario,
+        session: &'a mut Session,
+        text: &'a str,
+    ) -> BoxFuture<'a, Result<Reply, DialogueError>>;
+}
+
+/// The embedded scenario engine as a backend.
+pub struct ScenarioBackend {
+    actions: std::sync::Arc<dyn ActionRunner>,
+}
+
+impl ScenarioBackend {
+    /// A backend calling actions through `actions`.
+    pub fn new(actions: std::sync::Arc<dyn ActionRunner>) -> Self {
+        Self { actions }
+    }
+}
+
+impl DialogueBackend for ScenarioBackend {
+    fn name(&self) -> &'static str {
+        "scenario"
+    }
+
+    fn respond<'a>(
+        &'a self,
+        scenario: &'a Scenario,
+        session: &'a mut Session,
+        text: &'a str,
+    ) -> BoxFuture<'a, Result<Reply, DialogueError>> {
+        Box::pin(async move {
+            let now = template::east_africa_now();
+            Ok(engine::respond(scenario, session, text, &*self.actions, now).await)
+        })
+    }
+}
+
+/// One guarded turn: emergencies and offered secrets are answered before any backend runs; the backend's
+/// reply is screened on the way out; the session's history records both sides (secrets masked).
+/// `fallback` answers when `backend` fails.
+pub async fn converse(
+    scenario: &Scenario,
+    session: &mut Session,
+    text: &str,
+    backend: &dyn DialogueBackend,
+    fallback: Option<&dyn DialogueBackend>,
+) -> Result<Reply, DialogueError> {
+    let g = &scenario.guardrails;
+    let offered = g.secrets && guardrails::offers_secret(text);
+    let remembered = if offered {
+        guardrails::redact(text)
+    } else {
+        text.to_string()
+    };
+    let reply = if guardrails::is_emergency(scenario, text) {
+        let emergency = g.emergency_reply.clone().unwrap_or_default();
+        session.flow = None;
+        Reply {
+            text: emergency,
+            outcome: "emergency".into(),
+            actions: Vec::new(),
+        }
+    } else if offered {
+        Reply {
+            text: g.secret_warning.clone().unwrap_or_default(),
+            outcome: "guardrail".into(),
+            actions: Vec::new(),
+        }
+    } else {
+        let mut reply = match backend.respond(scenario, session, text).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                let Some(fallback) = fallback else {
+                    return Err(error);
+                };
+                tracing::warn!(scenario = scenario.id, backend = backend.name(), fallback = fallback.name(), %error, "dialogue backend failed; falling back");
+                fallback.respond(scenario, session, text).await?
+            }
+        };
+        if let Some((why, replacement)) = guardrails::screen_reply(scenario, &reply.text, text) {
+            tracing::warn!(scenario = scenario.id, backend = backend.name(), blocked = ?why, "reply replaced by a guardrail");
+            reply.text = replacement;
+            reply.outcome = "guardrail".into();
+        }
+        reply
+    };
+    session.history.push((Role::User, remembered));
+    session.history.push((Role::Agent, reply.text.clone()));
+    let excess = session.history.len().saturating_sub(HISTORY_LIMIT);
+    session.history.drain(..excess);
+    Ok(reply)
+}
+
+/// Now, in East Africa Time (for templates and dates).
+pub fn now() -> OffsetDateTime {
+    template::east_africa_now()
+}

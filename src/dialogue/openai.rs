@@ -1,0 +1,324 @@
+//! The `openai` backend: any OpenAI-compatible chat server (OpenAI, vLLM, llama.cpp server, Ollama). It sends
+//! the scenario's system prompt with guardrail instructions and the session history, offers the scenario's
+//! actions as tools and runs the calls the model makes, and retries failed requests with backoff. Replies
+//! still pass the guardrails in [`super::converse`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_openai::config::OpenAIConfig;
+use async_openai::error::OpenAIError;
+use async_openai::types::chat::{
+    ChatCompletionMessageToolCalls, ChatCompletionRequestAssistantMessageArgs,
+    ChatCompletionRequestMessage, ChatCompletionRequestSystemMessageArgs,
+    ChatCompletionRequestToolMessageArgs, ChatCompletionRequestUserMessageArgs, ChatCompletionTool,
+    ChatCompletionTools, CreateChatCompletionRequest, CreateChatCompletionRequestArgs,
+    CreateChatCompletionResponse, FunctionObjectArgs,
+};
+use async_openai::Client;
+use serde_json::{json, Map, Value};
+
+use super::actions::{http_client, ActionRunner, BoxFuture};
+use super::scenario::{Scenario, SlotKind};
+use super::settings::OpenAiSettings;
+use super::{DialogueBackend, DialogueError, Reply, Role, Session};
+
+/// Tool-call rounds in one turn before the model must answer in words.
+const MAX_TOOL_ROUNDS: usize = 3;
+
+/// The OpenAI-compatible backend.
+pub struct OpenAiBackend {
+    client: Client<OpenAIConfig>,
+    settings: OpenAiSettings,
+    actions: Arc<dyn ActionRunner>,
+}
+
+impl OpenAiBackend {
+    /// A backend for `settings`; the API key comes from the environment variable they name.
+    pub fn new(settings: OpenAiSettings, actions: Arc<dyn ActionRunner>) -> Self {
+        let key = std::env::var(&settings.api_key_env).unwrap_or_default();
+        let config = OpenAIConfig::new()
+            .with_api_base(settings.base_url.trim_end_matches('/'))
+            .with_api_key(key);
+        let http = http_client(Some(Duration::from_secs(settings.timeout_seconds)));
+        // Our own retries (bounded, logged) replace the client's built-in ones.
+        let client = Client::build(http.clone(), config)
+            .with_http_service(async_openai::middleware::ReqwestService::new(http));
+        Self {
+            client,
+            settings,
+            actions,
+        }
+    }
+
+    fn failure(detail: impl Into<String>) -> DialogueError {
+        DialogueError::Backend {
+            backend: "openai",
+            detail: detail.into(),
+        }
+    }
+
+    /// One chat request, retried with exponential backoff on failure.
+    async fn complete(
+        &self,
+        request: &CreateChatCompletionRequest,
+    ) -> Result<CreateChatCompletionResponse, DialogueError> {
+        let timeout = Duration::from_secs(self.settings.timeout_seconds);
+        let mut attempt = 0;
+        loop {
+            let outcome =
+                tokio::time::timeout(timeout, self.client.chat().create(request.clone())).await;
+            let error = match outcome {
+                Ok(Ok(response)) => return Ok(response),
+                Ok(Err(error)) => describe(&error),
+                Err(_) => format!("no answer within {} s", self.settings.timeout_seconds),
+            };
+            if attempt >= self.settings.retries {
+                return Err(Self::failure(error));
+            }
+            attempt += 1;
+            tracing::warn!(attempt, %error, "LLM request failed; retrying");
+            tokio::time::sleep(Duration::from_millis(250 << (attempt - 1).min(4))).await;
+        }
+    }
+}
+
+fn describe(error: &OpenAIError) -> String {
+    match error {
+        OpenAIError::Reqwest(e) if e.is_timeout() => "timed out".into(),
+        OpenAIError::Reqwest(e) if e.is_connect() => format!("cannot connect: {e}"),
+        other => other.to_string(),
+    }
+}
+
+/// The system prompt: the scenario's own, then its guardrails as instructions.
+pub fn system_prompt(scenario: &Scenario) -> String {
+    let g = &scenario.guardrails;
+    let mut prompt = format!(
+        "{}\n\nYou are {}, the assistant of the \"{}\" service: {}\nAlways answer in Swahili, in one to three short \
+         sentences fit to be spoken aloud: no lists, no markdown, no emoji, no links. Write amounts as digits.",
+        scenario.persona.system_prompt.trim(),
+        scenario.persona.name,
+        scenario.name,
+        scenario.description
+    );
+    if g.secrets {
+        prompt.push_str(
+            "\nNever ask for, accept or repeat a PIN, password or one-time code. If the user offers one, warn them with: ",
+        );
+        prompt.push_str(g.secret_warning.as_deref().unwrap_or(""));
+    }
+    if g.medical {
+        prompt.push_str(
+            "\nNever diagnose a condition and never name a medicine dose. When asked, say: ",
+        );
+        prompt.push_str(g.medical_notice.as_deref().unwrap_or(""));
+    }
+    if !g.emergency_signs.is_empty() {
+        prompt.push_str(&format!(
+            "\nIf the user describes an emergency ({}), reply first with: {}",
+            g.emergency_signs.join(", "),
+            g.emergency_reply.as_deref().unwrap_or("")
+        ));
+    }
+    if !scenario.actions.is_empty() {
+        prompt.push_str("\nUse the tools to act; confirm the details with the user before any tool that moves money or books.");
+    }
+    prompt
+}
+
+/// The scenario's actions as function tools.
+pub fn tools(scenario: &Scenario) -> Result<Vec<ChatCompletionTools>, OpenAIError> {
+    scenario
+        .actions
+        .iter()
+        .map(|(name, action)| {
+            let properties: Map<String, Value> = action
+                .arguments
+                .iter()
+                .map(|(arg, kind)| {
+                    (
+                        arg.clone(),
+                        json!({ "type": "string", "description": describe_kind(*kind) }),
+                    )
+                })
+                .collect();
+            let required: Vec<&String> = action.arguments.keys().collect();
+            let function = FunctionObjectArgs::default()
+                .name(name.clone())
+                .description(action.description.clone())
+                .parameters(
+                    json!({ "type": "object", "properties": properties, "required": required }),
+                )
+                .build()?;
+            Ok(ChatCompletionTools::Function(ChatCompletionTool {
+                function,
+            }))
+        })
+        .collect()
+}
+
+fn describe_kind(kind: SlotKind) -> &'static str {
+    match kind {
+        SlotKind::Amount => "amount in shillings, digits only",
+        SlotKind::Phone => "mobile number, e.g. 0712345678 or +255712345678",
+        SlotKind::Account => "account number, 8 to 16 digits",
+        SlotKind::Date => "date, YYYY-MM-DD",
+        SlotKind::Text => "free text",
+    }
+}
+
+fn history(
+    scenario: &Scenario,
+    session: &Session,
+    text: &str,
+) -> Result<Vec<ChatCompletionRequestMessage>, OpenAIError> {
+    let mut messages: Vec<ChatCompletionRequestMessage> =
+        vec![ChatCompletionRequestSystemMessageArgs::default()
+            .content(system_prompt(scenario))
+            .build()?
+            .into()];
+    for (role, line) in &session.history {
+        messages.push(match role {
+            Role::User => ChatCompletionRequestUserMessageArgs::default()
+                .content(line.as_str())
+                .build()?
+                .into(),
+            Role::Agent => ChatCompletionRequestAssistantMessageArgs::default()
+                .content(line.as_str())
+                .build()?
+                .into(),
+        });
+    }
+    messages.push(
+        ChatCompletionRequestUserMessageArgs::default()
+            .content(text)
+            .build()?
+            .into(),
+    );
+    Ok(messages)
+}
+
+impl OpenAiBackend {
+    async fn turn(
+        &self,
+        scenario: &Scenario,
+        session: &Session,
+        text: &str,
+    ) -> Result<Reply, DialogueError> {
+        let build = |e: OpenAIError| Self::failure(format!("building the request: {e}"));
+        let mut messages = history(scenario, session, text).map_err(build)?;
+        let tools = tools(scenario).map_err(build)?;
+        let mut called = Vec::new();
+        for _ in 0..=MAX_TOOL_ROUNDS {
+            let mut request = CreateChatCompletionRequestArgs::default();
+            request
+                .model(self.settings.model.clone())
+                .messages(messages.clone())
+                .temperature(self.settings.temperature)
+                .max_completion_tokens(self.settings.max_tokens);
+            if !tools.is_empty() {
+                request.tools(tools.clone());
+            }
+            let request = request.build().map_err(build)?;
+            let response = self.complete(&request).await?;
+            let message = response
+                .choices
+                .into_iter()
+                .next()
+                .ok_or_else(|| Self::failure("the answer had no choices"))?
+                .message;
+            let calls: Vec<_> = message
+                .tool_calls
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|c| match c {
+                    ChatCompletionMessageToolCalls::Function(call) => Some(call),
+                    ChatCompletionMessageToolCalls::Custom(_) => None,
+                })
+                .collect();
+            if calls.is_empty() {
+                let content = message.content.unwrap_or_default().trim().to_string();
+                if content.is_empty() {
+                    return Err(Self::failure("the answer was empty"));
+                }
+                return Ok(Reply {
+                    text: content,
+                    outcome: "llm".into(),
+                    actions: called,
+                });
+            }
+            messages.push(
+                ChatCompletionRequestAssistantMessageArgs::default()
+                    .tool_calls(
+                        calls
+                            .iter()
+                            .cloned()
+                            .map(ChatCompletionMessageToolCalls::Function)
+                            .collect::<Vec<_>>(),
+                    )
+                    .build()
+                    .map_err(build)?
+                    .into(),
+            );
+            for call in calls {
+                let result = self
+                    .run_tool(scenario, &call.function.name, &call.function.arguments)
+                    .await;
+                called.push(call.function.name.clone());
+                messages.push(
+                    ChatCompletionRequestToolMessageArgs::default()
+                        .tool_call_id(call.id)
+                        .content(result.to_string())
+                        .build()
+                        .map_err(build)?
+                        .into(),
+                );
+            }
+        }
+        Err(Self::failure(format!(
+            "no reply after {MAX_TOOL_ROUNDS} rounds of tool calls"
+        )))
+    }
+
+    /// Run one tool call; what the model is told of the outcome.
+    async fn run_tool(&self, scenario: &Scenario, name: &str, arguments: &str) -> Value {
+        let Some(action) = scenario.actions.get(name) else {
+            return json!({ "ok": false, "error": format!("no tool named {name}") });
+        };
+        let given: Map<String, Value> = match serde_json::from_str(arguments) {
+            Ok(Value::Object(map)) => map,
+            _ => return json!({ "ok": false, "error": "arguments must be a JSON object" }),
+        };
+        // Only declared arguments go out, as strings.
+        let mut sent = Map::new();
+        for argument in action.arguments.keys() {
+            match given.get(argument) {
+                Some(Value::String(s)) => sent.insert(argument.clone(), Value::String(s.clone())),
+                Some(other) if !other.is_null() => {
+                    sent.insert(argument.clone(), Value::String(other.to_string()))
+                }
+                _ => return json!({ "ok": false, "error": format!("missing argument {argument}") }),
+            };
+        }
+        match self.actions.call(name, action, &sent).await {
+            Ok(result) => json!({ "ok": true, "result": result }),
+            Err(error) => json!({ "ok": false, "error": error.to_string() }),
+        }
+    }
+}
+
+impl DialogueBackend for OpenAiBackend {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn respond<'a>(
+        &'a self,
+        scenario: &'a Scenario,
+        session: &'a mut Session,
+        text: &'a str,
+    ) -> BoxFuture<'a, Result<Reply, DialogueError>> {
+        Box::pin(async move { self.turn(scenario, session, text).await })
+    }
+}

@@ -1,0 +1,333 @@
+//! Scenario files (`scenarios/*.toml`): the types, loading, and the checks that give authors `file:line` messages.
+//! The format is documented in `scenarios/FORMAT.md`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// One scenario: what the agent knows, says and may do.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Identifier; equals the file name.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Language code (`sw`).
+    pub language: String,
+    /// One sentence for operators.
+    pub description: String,
+    /// The reply to an empty first turn.
+    pub greeting: String,
+    /// Replies used in turn when nothing matches.
+    pub fallback: Vec<String>,
+    /// Persona and system prompt for LLM backends.
+    pub persona: Persona,
+    /// What users ask for.
+    #[serde(default)]
+    pub intents: Vec<Intent>,
+    /// Values flows collect, by name.
+    #[serde(default)]
+    pub slots: BTreeMap<String, Slot>,
+    /// Multi-step conversations.
+    #[serde(default)]
+    pub flows: Vec<Flow>,
+    /// HTTP webhooks, by name.
+    #[serde(default)]
+    pub actions: BTreeMap<String, Action>,
+    /// Safety rules every backend's replies pass through.
+    #[serde(default)]
+    pub guardrails: Guardrails,
+    /// Test conversations for `sauti scenario test`.
+    #[serde(default)]
+    pub tests: Vec<TestConversation>,
+}
+
+/// Who the agent is, for LLM backends.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Persona {
+    /// The agent's name.
+    pub name: String,
+    /// The system prompt.
+    pub system_prompt: String,
+}
+
+/// Something users ask for, and what the agent does about it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Intent {
+    /// Identifier.
+    pub id: String,
+    /// Swahili example phrases.
+    pub examples: Vec<String>,
+    /// Words that strongly signal the intent.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// A reply template.
+    #[serde(default)]
+    pub reply: Option<String>,
+    /// A flow to start.
+    #[serde(default)]
+    pub flow: Option<String>,
+    /// An action to call.
+    #[serde(default)]
+    pub action: Option<String>,
+}
+
+/// The kinds of value a slot holds, each with its extractor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SlotKind {
+    /// Shillings, as digits.
+    Amount,
+    /// A Tanzanian or Kenyan mobile number.
+    Phone,
+    /// 8 to 16 digits.
+    Account,
+    /// An ISO date.
+    Date,
+    /// The whole turn.
+    Text,
+}
+
+/// A value a flow collects.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Slot {
+    /// Its extractor.
+    #[serde(rename = "type")]
+    pub kind: SlotKind,
+    /// The question that asks for it.
+    pub prompt: String,
+    /// Said when the turn did not contain it (instead of the prompt again).
+    #[serde(default)]
+    pub invalid: Option<String>,
+}
+
+/// A multi-step conversation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    /// Identifier.
+    pub id: String,
+    /// Steps, in order.
+    pub steps: Vec<Step>,
+    /// Said when the user cancels.
+    pub cancelled: String,
+    /// Appended after the last step's reply.
+    #[serde(default)]
+    pub done: Option<String>,
+}
+
+/// One step of a flow.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Step {
+    /// Ask for a slot until it is filled.
+    Collect(String),
+    /// Ask a yes/no question; no cancels the flow.
+    Confirm(String),
+    /// Call an action and say its success or failure template.
+    Action(String),
+    /// Say something.
+    Reply(String),
+}
+
+/// An HTTP method an action uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Method {
+    /// Arguments in the query string.
+    #[serde(rename = "GET")]
+    Get,
+    /// Arguments as a JSON body.
+    #[serde(rename = "POST")]
+    Post,
+}
+
+/// An HTTP webhook a flow step or an LLM tool call can invoke.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    /// GET or POST.
+    pub method: Method,
+    /// The URL; `${VAR}` is read from the environment when the action runs.
+    pub url: String,
+    /// How long to wait.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+    /// What it does (for LLM tools).
+    pub description: String,
+    /// Argument name → slot kind; all required.
+    #[serde(default)]
+    pub arguments: BTreeMap<String, SlotKind>,
+    /// Said after a 2xx.
+    pub success: String,
+    /// Said after a failure.
+    pub failure: String,
+}
+
+fn default_timeout_ms() -> u64 {
+    3_000
+}
+
+/// Safety rules.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guardrails {
+    /// Never ask for or repeat a PIN, password or one-time code.
+    #[serde(default)]
+    pub secrets: bool,
+    /// Said to a user who offers a secret.
+    #[serde(default)]
+    pub secret_warning: Option<String>,
+    /// Never diagnose or prescribe doses.
+    #[serde(default)]
+    pub medical: bool,
+    /// Replaces a reply that diagnoses or names a dose.
+    #[serde(default)]
+    pub medical_notice: Option<String>,
+    /// Words or phrases that make a turn an emergency.
+    #[serde(default)]
+    pub emergency_signs: Vec<String>,
+    /// Said first when an emergency sign appears.
+    #[serde(default)]
+    pub emergency_reply: Option<String>,
+    /// Extra regular expressions an outgoing reply must not match.
+    #[serde(default)]
+    pub blocked_replies: Vec<String>,
+    /// Replaces a blocked reply.
+    #[serde(default)]
+    pub safe_reply: Option<String>,
+}
+
+/// A test conversation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestConversation {
+    /// What it shows.
+    pub name: String,
+    /// The turns, in order, in a fresh session.
+    pub turns: Vec<TestTurn>,
+}
+
+/// One user turn and what must come of it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestTurn {
+    /// What the user says.
+    pub user: String,
+    /// The intent that must match (or `fallback`, `guardrail`, `emergency`).
+    #[serde(default)]
+    pub intent: Option<String>,
+    /// Substrings the reply must contain (case-insensitive).
+    #[serde(default)]
+    pub reply_contains: Option<OneOrMany>,
+    /// Substrings the reply must not contain.
+    #[serde(default)]
+    pub reply_excludes: Option<OneOrMany>,
+    /// An action that must be called in this turn.
+    #[serde(default)]
+    pub action: Option<String>,
+}
+
+/// A string or a list of strings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// One.
+    One(String),
+    /// Several.
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    /// The strings.
+    pub fn items(&self) -> Vec<&str> {
+        match self {
+            Self::One(one) => vec![one.as_str()],
+            Self::Many(many) => many.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// A problem in a scenario file, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ScenarioError {
+    /// The file as given.
+    pub file: String,
+    /// 1-based line (1 when the problem is the file as a whole).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Load and check a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 1,
+        message: format!("cannot read: {e}"),
+    })?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    parse(&file, &source, Some(stem))
+}
+
+/// Parse and check scenario text; `expected_id` is the file name the id must equal, when there is one.
+pub fn parse(
+    file: &str,
+    source: &str,
+    expected_id: Option<&str>,
+) -> Result<Scenario, ScenarioError> {
+    let scenario: Scenario = toml::from_str(source).map_err(|e| ScenarioError {
+        file: file.to_string(),
+        line: e.span().map_or(1, |span| line_at(source, span.start)),
+        message: e.message().to_string(),
+    })?;
+    let problems = super::check::problems(&scenario, expected_id);
+    match problems.into_iter().next() {
+        None => Ok(scenario),
+        Some(problem) => Err(ScenarioError {
+            file: file.to_string(),
+            line: problem
+                .near
+                .as_deref()
+                .and_then(|needle| source.find(needle))
+                .map_or(1, |at| line_at(source, at)),
+            message: problem.message,
+        }),
+    }
+}
+
+/// The 1-based line of a byte offset.
+fn line_at(source: &str, offset: usize) -> usize {
+    source[..offset.min(source.len())].matches('\n').count() + 1
+}
+
+/// Every slot name any step of any flow collects.
+pub fn collected_slots(scenario: &Scenario) -> BTreeSet<&str> {
+    scenario
+        .flows
+        .iter()
+        .flat_map(|flow| flow.steps.iter())
+        .filter_map(|step| match step {
+            Step::Collect(slot) => Some(slot.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+impl Scenario {
+    /// An intent by id.
+    pub fn intent(&self, id: &str) -> Option<&Intent> {
+        self.intents.iter().find(|intent| intent.id == id)
+    }
+
+    /// A flow by id.
+    pub fn flow(&self, id: &str) -> Option<&Flow> {
+        self.flows.iter().find(|flow| flow.id == id)
+    }
+}

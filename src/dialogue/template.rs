@@ -1,0 +1,217 @@
+//! Reply templates: `{slot}`, `{result.NAME}`, and the built-ins `{time}` (Swahili reckoning) and `{date}`.
+
+use std::collections::BTreeMap;
+
+use time::{OffsetDateTime, UtcOffset, Weekday};
+
+/// Placeholders every template may use.
+pub const BUILT_INS: [&str; 2] = ["time", "date"];
+
+/// The names of the `{…}` placeholders in a template.
+pub fn placeholders(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else { break };
+        out.push(after[..close].trim());
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// What a template can be filled from.
+#[derive(Debug, Default, Clone)]
+pub struct Values<'a> {
+    /// Filled slots.
+    pub slots: Option<&'a BTreeMap<String, String>>,
+    /// The last action's response fields.
+    pub result: Option<&'a serde_json::Map<String, serde_json::Value>>,
+}
+
+/// Fill a template; a placeholder with no value is left out (and the spacing around it tidied).
+pub fn render(text: &str, values: &Values<'_>, now: OffsetDateTime) -> String {
+    let mut out = String::with_capacity(text.len() + 32);
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[open..]);
+            rest = "";
+            break;
+        };
+        let name = after[..close].trim();
+        out.push_str(&value(name, values, now).unwrap_or_default());
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    tidy(&out)
+}
+
+fn value(name: &str, values: &Values<'_>, now: OffsetDateTime) -> Option<String> {
+    match name {
+        "time" => Some(swahili_time(now)),
+        "date" => Some(swahili_date(now)),
+        _ => match name.strip_prefix("result.") {
+            Some(field) => values.result?.get(field).map(|v| match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }),
+            None => values.slots?.get(name).cloned(),
+        },
+    }
+}
+
+/// Collapse doubled spaces and spaces before punctuation left by empty placeholders.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        let glue = word.starts_with(['.', ',', '!', '?', ';', ':']);
+        if !out.is_empty() && !glue {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// East Africa Time, in which Tanzania and Kenya live.
+pub fn east_africa_now() -> OffsetDateTime {
+    let eat = UtcOffset::from_hms(3, 0, 0).unwrap_or(UtcOffset::UTC);
+    OffsetDateTime::now_utc().to_offset(eat)
+}
+
+const HOURS: [&str; 12] = [
+    "sita",
+    "saba",
+    "nane",
+    "tisa",
+    "kumi",
+    "kumi na moja",
+    "kumi na mbili",
+    "moja",
+    "mbili",
+    "tatu",
+    "nne",
+    "tano",
+];
+
+/// The time in Swahili reckoning: the day's first hour is 7 a.m. (`saa moja asubuhi`), so 10:30 is
+/// `saa nne na nusu asubuhi`.
+pub fn swahili_time(now: OffsetDateTime) -> String {
+    let (hour, minute) = (now.hour() as usize, now.minute());
+    // "kasoro robo" names the coming hour.
+    let (shown, minutes) = if minute >= 45 {
+        (
+            (hour + 1) % 24,
+            format!(
+                " kasoro {}",
+                if minute == 45 {
+                    "robo".to_string()
+                } else {
+                    format!("dakika {}", 60 - minute)
+                }
+            ),
+        )
+    } else {
+        let minutes = match minute {
+            0 => " kamili".to_string(),
+            15 => " na robo".to_string(),
+            30 => " na nusu".to_string(),
+            m => format!(" na dakika {m}"),
+        };
+        (hour, minutes)
+    };
+    let period = match shown {
+        5..=11 => "asubuhi",
+        12..=15 => "mchana",
+        16..=18 => "jioni",
+        _ => "usiku",
+    };
+    format!("saa {}{minutes} {period}", HOURS[shown % 12])
+}
+
+const MONTHS: [&str; 12] = [
+    "Januari", "Februari", "Machi", "Aprili", "Mei", "Juni", "Julai", "Agosti", "Septemba",
+    "Oktoba", "Novemba", "Desemba",
+];
+
+/// The Swahili name of a weekday.
+pub fn weekday(day: Weekday) -> &'static str {
+    match day {
+        Weekday::Monday => "Jumatatu",
+        Weekday::Tuesday => "Jumanne",
+        Weekday::Wednesday => "Jumatano",
+        Weekday::Thursday => "Alhamisi",
+        Weekday::Friday => "Ijumaa",
+        Weekday::Saturday => "Jumamosi",
+        Weekday::Sunday => "Jumapili",
+    }
+}
+
+/// Today in Swahili: `Jumapili, tarehe 22 Novemba 2026`.
+pub fn swahili_date(now: OffsetDateTime) -> String {
+    format!(
+        "{}, tarehe {} {} {}",
+        weekday(now.weekday()),
+        now.day(),
+        MONTHS[usize::from(u8::from(now.month())) - 1],
+        now.year()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn swahili_clock() {
+        let at = |t: OffsetDateTime| swahili_time(t);
+        assert_eq!(
+            at(datetime!(2026-11-22 10:30 +3)),
+            "saa nne na nusu asubuhi"
+        );
+        assert_eq!(
+            at(datetime!(2026-11-22 07:00 +3)),
+            "saa moja kamili asubuhi"
+        );
+        assert_eq!(
+            at(datetime!(2026-11-22 13:15 +3)),
+            "saa saba na robo mchana"
+        );
+        assert_eq!(
+            at(datetime!(2026-11-22 18:45 +3)),
+            "saa moja kasoro robo usiku"
+        );
+        assert_eq!(at(datetime!(2026-11-22 00:00 +3)), "saa sita kamili usiku");
+        assert_eq!(
+            at(datetime!(2026-11-22 16:10 +3)),
+            "saa kumi na dakika 10 jioni"
+        );
+    }
+
+    #[test]
+    fn dates_and_templates() {
+        let now = datetime!(2026-11-22 10:30 +3);
+        assert_eq!(swahili_date(now), "Jumapili, tarehe 22 Novemba 2026");
+        let slots = BTreeMap::from([("amount".to_string(), "5000".to_string())]);
+        let values = Values {
+            slots: Some(&slots),
+            result: None,
+        };
+        assert_eq!(
+            render(
+                "Umetuma {amount}. Kumbukumbu: {result.reference}.",
+                &values,
+                now
+            ),
+            "Umetuma 5000. Kumbukumbu:."
+        );
+        assert_eq!(
+            placeholders("a {x} b {result.y} {time}"),
+            vec!["x", "result.y", "time"]
+        );
+    }
+}

@@ -1,0 +1,90 @@
+//! Running a scenario's test conversations against the embedded engine (`sauti scenario test`, `cargo test`).
+
+use std::sync::Arc;
+
+use super::scenario::{Scenario, TestConversation};
+use super::{converse, DialogueBackend, RecordingActions, ScenarioBackend, Session};
+
+/// The outcome of one test conversation.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    /// The test's name.
+    pub name: String,
+    /// What went wrong, turn by turn; empty when it passed.
+    pub failures: Vec<String>,
+}
+
+impl CaseResult {
+    /// Whether every turn met its expectations.
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Run every test conversation of a scenario, each in a fresh session; actions are recorded, not sent.
+pub async fn run_tests(scenario: &Scenario) -> Vec<CaseResult> {
+    let mut results = Vec::new();
+    for test in &scenario.tests {
+        results.push(run_case(scenario, test).await);
+    }
+    results
+}
+
+async fn run_case(scenario: &Scenario, test: &TestConversation) -> CaseResult {
+    let actions = Arc::new(RecordingActions::default());
+    let backend = ScenarioBackend::new(actions.clone());
+    let mut session = Session::default();
+    let mut failures = Vec::new();
+    for (i, turn) in test.turns.iter().enumerate() {
+        let at = format!("turn {} ({:?})", i + 1, turn.user);
+        let reply = match converse(
+            scenario,
+            &mut session,
+            &turn.user,
+            &backend as &dyn DialogueBackend,
+            None,
+        )
+        .await
+        {
+            Ok(reply) => reply,
+            Err(error) => {
+                failures.push(format!("{at}: {error}"));
+                break;
+            }
+        };
+        let called: Vec<String> = actions.take().into_iter().map(|(name, _)| name).collect();
+        let lower = reply.text.to_lowercase();
+        if let Some(intent) = &turn.intent {
+            if &reply.outcome != intent {
+                failures.push(format!(
+                    "{at}: expected intent {intent:?}, got {:?} — reply {:?}",
+                    reply.outcome, reply.text
+                ));
+            }
+        }
+        for needle in turn.reply_contains.iter().flat_map(|n| n.items()) {
+            if !lower.contains(&needle.to_lowercase()) {
+                failures.push(format!(
+                    "{at}: reply {:?} does not contain {needle:?}",
+                    reply.text
+                ));
+            }
+        }
+        for needle in turn.reply_excludes.iter().flat_map(|n| n.items()) {
+            if lower.contains(&needle.to_lowercase()) {
+                failures.push(format!("{at}: reply {:?} contains {needle:?}", reply.text));
+            }
+        }
+        if let Some(action) = &turn.action {
+            if !called.contains(action) {
+                failures.push(format!(
+                    "{at}: expected action {action:?}, called {called:?}"
+                ));
+            }
+        }
+    }
+    CaseResult {
+        name: test.name.clone(),
+        failures,
+    }
+}

@@ -1,0 +1,142 @@
+//! `POST /v1/voice-agent/converse` (text mode) and `/converse/audio` (audio mode, which needs a recognizer).
+
+use axum::extract::{Extension, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::auth::Caller;
+use super::extract::ApiJson;
+use super::problem::ApiError;
+use super::AppState;
+use crate::actors::agent::{AgentError, AgentRequest, Timings};
+use crate::actors::dialogue::{SessionError, TurnError};
+use crate::dialogue::library::DEFAULT_SCENARIO;
+use crate::dialogue::DialogueError;
+
+/// Body of `POST /v1/voice-agent/converse`.
+#[derive(Debug, Deserialize)]
+pub struct ConverseRequest {
+    /// The user's message in Swahili.
+    pub text: String,
+    /// `general` (default), `banking` or `health`.
+    #[serde(default)]
+    pub scenario: Option<String>,
+    /// Voice of the reply (default: the agent voice).
+    #[serde(default)]
+    pub voice_id: Option<String>,
+    /// A conversation to continue.
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+/// The spec §2.7 agent turn result, with the session, timings and request id.
+#[derive(Debug, Serialize)]
+pub struct ConverseResponse {
+    user_text: String,
+    agent_text: String,
+    audio_base64: String,
+    content_type: &'static str,
+    scenario: String,
+    voice_id: String,
+    session_id: String,
+    duration_seconds: f64,
+    timings_ms: Timings,
+    request_id: String,
+}
+
+/// `POST /v1/voice-agent/converse`.
+pub async fn converse(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<ConverseRequest>,
+) -> Result<Json<ConverseResponse>, ApiError> {
+    let max = state.settings.dialogue.max_text_chars;
+    if request.text.trim().is_empty() {
+        return Err(ApiError::unprocessable("`text` must not be empty"));
+    }
+    if request.text.chars().count() > max {
+        return Err(ApiError::unprocessable(format!(
+            "`text` exceeds the maximum length of {max} characters"
+        )));
+    }
+    let scenario = request
+        .scenario
+        .unwrap_or_else(|| DEFAULT_SCENARIO.to_string());
+    let voice_id = request
+        .voice_id
+        .unwrap_or_else(|| state.settings.tts.agent_voice.clone());
+    if state.voices.get(&voice_id).is_none() {
+        return Err(ApiError::unprocessable(format!(
+            "voice_id {voice_id:?} not found"
+        )));
+    }
+    let turn = state
+        .graph
+        .agent
+        .converse(AgentRequest {
+            owner: caller.key_id.clone(),
+            scenario: scenario.clone(),
+            session_id: request.session_id,
+            text: request.text.clone(),
+            voice_id: voice_id.clone(),
+        })
+        .await?;
+    let request_id = headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    tracing::info!(scenario, voice_id, outcome = turn.outcome, actions = ?turn.actions, total_ms = turn.timings.total, "agent turn");
+    Ok(Json(ConverseResponse {
+        user_text: request.text,
+        agent_text: turn.agent_text,
+        audio_base64: turn.audio_base64,
+        content_type: "audio/wav",
+        scenario,
+        voice_id,
+        session_id: turn.session_id,
+        duration_seconds: (turn.duration_seconds * 1000.0).round() / 1000.0,
+        timings_ms: turn.timings,
+        request_id,
+    }))
+}
+
+/// `POST /v1/voice-agent/converse/audio`: the recognition step it needs is not built yet.
+pub async fn converse_audio(State(state): State<AppState>) -> Result<Response, ApiError> {
+    state.graph.asr.ensure_available().await?;
+    Err(ApiError::unavailable(
+        "not_available",
+        "the audio mode of the voice agent needs speech recognition, which is not available",
+        3600,
+    ))
+}
+
+impl From<AgentError> for ApiError {
+    fn from(error: AgentError) -> Self {
+        match error {
+            AgentError::Dialogue(turn) => turn.into(),
+            AgentError::Synthesis(synthesis) => synthesis.into(),
+            AgentError::Actor(actor) => actor.into(),
+        }
+    }
+}
+
+impl From<TurnError> for ApiError {
+    fn from(error: TurnError) -> Self {
+        let detail = error.to_string();
+        match error {
+            TurnError::UnknownScenario(..) => ApiError::unprocessable(detail),
+            TurnError::Session(SessionError::NotFound(_)) => ApiError::not_found(detail),
+            TurnError::Session(SessionError::OtherScenario { .. }) => {
+                ApiError::unprocessable(detail)
+            }
+            TurnError::Backend(DialogueError::Backend { .. }) => {
+                ApiError::unavailable("dialogue_unavailable", detail, 5)
+            }
+            TurnError::Actor(actor) => actor.into(),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The `openai` dialogue backend against a scripted OpenAI-compatible server on loopback: system prompt and
+//! history in the request, tool calls running scenario actions, fallback to the scenario engine on a 500 or a
+//! timeout, and guardrails replacing an unsafe reply.
+
+mod common;
+
+use common::fake_http::{Answer, FakeHttp, Received};
+use common::*;
+use serde_json::{json, Value};
+
+fn completion(message: Value, finish: &str) -> Answer {
+    Answer::json(
+        200,
+        json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 1_700_000_000,
+            "model": "test-model",
+            "choices": [{ "index": 0, "message": message, "finish_reason": finish }],
+        }),
+    )
+}
+
+fn says(text: &str) -> Answer {
+    completion(json!({ "role": "assistant", "content": text }), "stop")
+}
+
+fn start(llm: &FakeHttp, extra: &[(&str, &str)]) -> (tempfile::TempDir, Server) {
+    let data = temp_dir();
+    let base = format!("{}/v1", llm.base);
+    let mut env = vec![
+        ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+        ("SAUTI__DIALOGUE__BACKEND", "openai"),
+        ("SAUTI__DIALOGUE__OPENAI__BASE_URL", base.as_str()),
+        ("SAUTI__DIALOGUE__OPENAI__MODEL", "test-model"),
+        ("SAUTI__DIALOGUE__OPENAI__TIMEOUT_SECONDS", "1"),
+        ("SAUTI__DIALOGUE__OPENAI__RETRIES", "1"),
+    ];
+    env.extend_from_slice(extra);
+    let server = Server::start(data.path(), &env);
+    (data, server)
+}
+
+fn turn(server: &Server, body: Value) -> Value {
+    let reply = post_json(&server.url("/v1/voice-agent/converse"), Some(KEY_A), &body);
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    reply.json()
+}
+
+fn messages(request: &Received) -> Vec<Value> {
+    request.body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_request_carries_the_system_prompt_and_the_history() {
+    let llm = FakeHttp::start(|_, i| {
+        says(if i == 0 {
+            "Habari! Nikusaidie nini leo?"
+        } else {
+            "Sawa, karibu tena."
+        })
+    });
+    let (_data, server) = start(&llm, &[]);
+    let first = turn(&server, json!({ "text": "Habari", "scenario": "banking" }));
+    assert_eq!(first["agent_text"], "Habari! Nikusaidie nini leo?");
+    let session = first["session_id"].clone();
+    let second = turn(
+        &server,
+        json!({ "text": "Asante sana", "scenario": "banking", "session_id": session }),
+    );
+    assert_eq!(second["agent_text"], "Sawa, karibu tena.");
+
+    let requests = llm.received();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].path, "/v1/chat/completions");
+    assert_eq!(requests[0].body["model"], "test-model");
+    let first_messages = messages(&requests[0]);
+    assert_eq!(first_messages[0]["role"], "system");
+    let system = first_messages[0]["content"].as_str().unwrap();
+    assert!(system.contains("PIN"), "guardrail instructions: {system}");
+    let tools: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"send_money"), "{tools:?}");
+    let history: Vec<(String, String)> = messages(&requests[1])
+        .iter()
+        .skip(1)
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        history,
+        vec![
+            ("user".into(), "Habari".into()),
+            ("assistant".into(), "Habari! Nikusaidie nini leo?".into()),
+            ("user".into(), "Asante sana".into()),
+        ]
+    );
+}
+
+#[test]
+fn a_tool_call_runs_the_scenario_action() {
+    let bank = FakeHttp::start(|_, _| Answer::json(200, json!({ "reference": "TX777" })));
+    let llm = FakeHttp::start(|_, i| {
+        if i == 0 {
+            completion(
+                json!({
+                    "role": "assistant",
+                    "content": null,
+                    "tool_calls": [{
+                        "id": "call_1",
+                        "type": "function",
+                        "function": { "name": "send_money", "arguments": "{\"amount\":\"2000\",\"phone\":\"0755123456\"}" }
+                    }]
+                }),
+                "tool_calls",
+            )
+        } else {
+            says("Nimetuma shilingi 2000. Kumbukumbu ni TX777.")
+        }
+    });
+    let (_data, server) = start(&llm, &[("SAUTI_BANKING_API", bank.base.as_str())]);
+    let body = turn(
+        &server,
+        json!({ "text": "Tuma 2000 kwa 0755123456, nimethibitisha", "scenario": "banking" }),
+    );
+    assert_eq!(
+        body["agent_text"],
+        "Nimetuma shilingi 2000. Kumbukumbu ni TX777."
+    );
+    let calls = bank.received();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].path, "/transfers");
+    assert_eq!(
+        calls[0].body,
+        json!({ "amount": "2000", "phone": "0755123456" })
+    );
+    // The second request gave the model the tool's result.
+    let second = messages(&llm.received()[1]);
+    let tool = second
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("a tool message");
+    assert_eq!(tool["tool_call_id"], "call_1");
+    assert!(tool["content"].as_str().unwrap().contains("TX777"));
+}
+
+#[test]
+fn a_failing_or_silent_llm_falls_back_to_the_scenario_engine() {
+    let failing =
+        FakeHttp::start(|_, _| Answer::json(500, json!({ "error": { "message": "overloaded" } })));
+    let (_data, server) = start(&failing, &[]);
+    let body = turn(
+        &server,
+        json!({ "text": "Nataka kutuma pesa", "scenario": "banking" }),
+    );
+    assert!(
+        body["agent_text"].as_str().unwrap().contains("kiasi"),
+        "{body}"
+    );
+    assert_eq!(failing.received().len(), 2, "one retry, then the fallback");
+
+    let silent = FakeHttp::start(|_, _| Answer {
+        delay: std::time::Duration::from_secs(3),
+        ..says("too late")
+    });
+    let (_data, server) = start(&silent, &[]);
+    let body = turn(
+        &server,
+        json!({ "text": "Nataka kutuma pesa", "scenario": "banking" }),
+    );
+    assert!(
+        body["agent_text"].as_str().unwrap().contains("kiasi"),
+        "{body}"
+    );
+
+    // Without the fallback, the caller is told the dialogue layer is unavailable.
+    let (_data, server) = start(
+        &failing,
+        &[("SAUTI__DIALOGUE__FALLBACK_TO_SCENARIO", "false")],
+    );
+    let reply = post_json(
+        &server.url("/v1/voice-agent/converse"),
+        Some(KEY_A),
+        &json!({ "text": "habari" }),
+    );
+    assert_eq!(reply.status, 503);
+    assert!(reply.header("retry-after").is_some());
+    assert!(reply.json()["detail"].as_str().unwrap().contains("openai"));
+}
+
+#[test]
+fn an_unsafe_reply_is_replaced_by_the_guardrail() {
+    let llm = FakeHttp::start(|_, _| says("Ili nikusaidie, tafadhali niambie PIN yako ya kadi."));
+    let (_data, server) = start(&llm, &[]);
+    let body = turn(
+        &server,
+        json!({ "text": "Nataka kuangalia salio", "scenario": "banking" }),
+    );
+    let text = body["agent_text"].as_str().unwrap();
+    assert!(!text.contains("niambie PIN"), "{text}");
+    assert!(text.contains("usitaje PIN"), "{text}");
+
+    let doctor =
+        FakeHttp::start(|_, _| says("Una malaria. Meza vidonge 2 vya 500 mg mara tatu kwa siku."));
+    let (_data, server) = start(&doctor, &[]);
+    let body = turn(
+        &server,
+        json!({ "text": "Nina homa na kichwa kinauma", "scenario": "health" }),
+    );
+    let text = body["agent_text"].as_str().unwrap();
+    assert!(text.starts_with("Mimi si daktari"), "{text}");
+}
