@@ -181,3 +181,57 @@ fn edited_files_reload_and_broken_edits_keep_the_last_good_version() {
     std::thread::sleep(Duration::from_secs(4));
     assert_eq!(say(), "Samahani, hilo sijui bado.");
 }
+
+#[tokio::test]
+async fn matching_forgives_case_punctuation_spelling_and_verb_forms() {
+    use sauti::dialogue::{converse, RecordingActions, ScenarioBackend, Session};
+    let scenario = shipped("banking");
+    let backend = ScenarioBackend::new(std::sync::Arc::new(RecordingActions::default()));
+    for (said, intent) in [
+        ("NATAKA KUTUMA PESA!!!", "send_money"),
+        ("nataka kutma pesa", "send_money"),
+        ("tunataka kutumiana pesa", "send_money"),
+        ("Kadi yangu imeibiwa.", "block_card"),
+        ("nilipoteza kadi jana", "block_card"),
+        ("salio langu ni kiasi gani?", "balance"),
+        ("nimesahau PIN yangu", "pin_reset"),
+        ("tawi linafunguliwa saa ngapi", "branch_hours"),
+    ] {
+        let mut session = Session::default();
+        let reply = converse(&scenario, &mut session, said, &backend, None)
+            .await
+            .unwrap();
+        assert_eq!(reply.outcome, intent, "{said:?} → {:?}", reply.text);
+    }
+    // Slots fill from the turn that starts the flow, in words or digits, and carry across turns.
+    let mut session = Session::default();
+    let reply = converse(
+        &scenario,
+        &mut session,
+        "nataka kutuma shilingi elfu kumi na mbili",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(reply.text.contains("namba ya simu"), "{}", reply.text);
+    let reply = converse(
+        &scenario,
+        &mut session,
+        "kwa +255 754 000 111",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(
+        reply.text.contains("12000") && reply.text.contains("+255754000111"),
+        "{}",
+        reply.text
+    );
+    let reply = converse(&scenario, &mut session, "hapana, acha", &backend, None)
+        .await
+        .unwrap();
+    assert!(reply.text.contains("nimesitisha"), "{}", reply.text);
+    assert!(session.flow.is_none() && session.slots.is_empty());
+}

@@ -59,11 +59,16 @@ const STOPWORDS: [&str; 48] = [
 /// Score at or above which an intent is taken.
 pub const THRESHOLD: f32 = 0.45;
 
+/// Verbs of wanting and asking (`tunataka`, `naomba`, `nahitaji`): in every kind of request, so they tell
+/// intents apart no better than stopwords.
+const STOP_STEMS: [&str; 4] = ["taka", "omba", "hitaji", "weza"];
+
 fn content(text: &str) -> Vec<Vec<String>> {
     tokens(text)
         .into_iter()
         .filter(|w| !STOPWORDS.contains(&w.as_str()))
         .map(|w| forms(&w))
+        .filter(|f| !f.iter().any(|form| STOP_STEMS.contains(&form.as_str())))
         .collect()
 }
 

@@ -31,6 +31,8 @@ struct Entry {
 pub struct ScenarioLibrary {
     dir: Option<PathBuf>,
     entries: Arc<RwLock<BTreeMap<String, Entry>>>,
+    /// Files whose current version was refused, so each broken edit is reported once.
+    refused: Arc<RwLock<BTreeMap<PathBuf, SystemTime>>>,
 }
 
 impl ScenarioLibrary {
@@ -64,6 +66,7 @@ impl ScenarioLibrary {
         Ok(Self {
             dir: dir.map(Path::to_path_buf),
             entries: Arc::new(RwLock::new(entries)),
+            refused: Arc::default(),
         })
     }
 
@@ -89,11 +92,13 @@ impl ScenarioLibrary {
             let stamp = modified(&path);
             let unchanged = {
                 let entries = self.entries.read().unwrap_or_else(|p| p.into_inner());
-                entries.values().any(|e| {
-                    e.source
-                        .as_ref()
-                        .is_some_and(|(p, m)| p == &path && *m == stamp)
-                })
+                let refused = self.refused.read().unwrap_or_else(|p| p.into_inner());
+                refused.get(&path) == Some(&stamp)
+                    || entries.values().any(|e| {
+                        e.source
+                            .as_ref()
+                            .is_some_and(|(p, m)| p == &path && *m == stamp)
+                    })
             };
             if unchanged {
                 continue;
@@ -117,14 +122,8 @@ impl ScenarioLibrary {
                         problem = error.message,
                         "scenario edit refused; the last good version stays in use"
                     );
-                    // Remember the stamp so the same broken edit is reported once.
-                    let mut entries = self.entries.write().unwrap_or_else(|p| p.into_inner());
-                    if let Some(entry) = entries
-                        .values_mut()
-                        .find(|e| e.source.as_ref().is_some_and(|(p, _)| p == &path))
-                    {
-                        entry.source = Some((path.clone(), stamp));
-                    }
+                    let mut refused = self.refused.write().unwrap_or_else(|p| p.into_inner());
+                    refused.insert(path.clone(), stamp);
                     problems.push(error);
                 }
             }

@@ -21,6 +21,10 @@ const TENSES: [&str; 10] = [
     "na", "li", "ta", "me", "ki", "nge", "ngali", "ka", "sha", "ja",
 ];
 const OBJECTS: [&str; 9] = ["ni", "ku", "m", "mw", "tu", "wa", "ji", "ki", "ya"];
+/// Verb extensions, longest first.
+const EXTENSIONS: [&str; 11] = [
+    "ishwa", "iana", "eana", "iwa", "ewa", "ika", "eka", "ana", "ia", "ea", "wa",
+];
 /// Shortest stem left after stripping (shorter remainders are usually a noun's own letters).
 const MIN_STEM: usize = 3;
 
@@ -69,6 +73,17 @@ pub fn forms(word: &str) -> Vec<String> {
             .collect();
         found.extend(endings);
     }
+    // Verb extensions (applicative -ia/-ea, reciprocal -ana, passive -wa, stative -ika/-eka): `tumia`,
+    // `tumiana`, `tumwa` all lead back to `tuma`.
+    let mut extended = Vec::new();
+    for form in std::iter::once(word.to_string()).chain(found.iter().cloned()) {
+        if let Some(base) = EXTENSIONS.iter().find_map(|e| form.strip_suffix(e)) {
+            if base.chars().count() >= 2 {
+                extended.push(format!("{base}a"));
+            }
+        }
+    }
+    found.extend(extended);
     let mut out = vec![word.to_string()];
     for stem in found {
         if stem.chars().count() >= MIN_STEM && !out.contains(&stem) {
@@ -139,6 +154,14 @@ mod tests {
         assert!(forms("nimepoteza").contains(&"poteza".to_string()));
         assert!(forms("imeibiwa").contains(&"ibiwa".to_string()));
         assert!(forms("sitaki").contains(&"taka".to_string()));
+        for word in ["kutumiana", "nitakutumia", "alitumwa"] {
+            assert!(
+                forms(word).contains(&"tuma".to_string()),
+                "{word}: {:?}",
+                forms(word)
+            );
+        }
+        assert!(forms("imeibiwa").contains(&"iba".to_string()));
         // Nouns keep their letters: no stem shorter than three letters.
         assert_eq!(forms("kadi"), vec!["kadi".to_string()]);
         assert_eq!(forms("salio"), vec!["salio".to_string()]);
