@@ -139,12 +139,18 @@ fn main() {
     // calling the same work directly, so drifts in the machine's speed hit both sides alike.
     let window = format!("{}s", WINDOW.as_secs());
     let (mut http_requests, mut direct_calls) = (0.0, 0.0);
+    // CPU seconds of the server process and of this process's direct-call threads, per request.
+    let (mut server_cpu, mut direct_cpu) = (0.0, 0.0);
     let mut tts_loaded = Vec::new();
     for _ in 0..ROUNDS {
+        let before = cpu_seconds(server.id());
         let loaded = tts_wrk(&(2 * WORKERS).to_string(), &window);
+        server_cpu += cpu_seconds(server.id()) - before;
         http_requests += loaded.requests_per_second * WINDOW.as_secs_f64();
         tts_loaded.push(loaded);
+        let before = cpu_seconds(std::process::id());
         direct_calls += direct_window(WORKERS, WINDOW) as f64;
+        direct_cpu += cpu_seconds(std::process::id()) - before;
     }
     let span = ROUNDS as f64 * WINDOW.as_secs_f64();
     let (http_rps, direct_rps) = (http_requests / span, direct_calls / span);
@@ -199,6 +205,14 @@ fn main() {
         "| same work called directly (synthesise + WAV + base64) | {WORKERS} threads, {ROUNDS} windows | {direct_rps:.0} | | |"
     );
     println!();
+    let (server_ms, direct_ms) = (
+        server_cpu / http_requests * 1e3,
+        direct_cpu / direct_calls * 1e3,
+    );
+    println!(
+        "CPU per request, server process vs direct calls (same windows): {server_ms:.2} ms vs {direct_ms:.2} ms = {:+.1}%",
+        (server_ms / direct_ms - 1.0) * 100.0
+    );
     println!(
         "Throughput overhead ({ROUNDS} alternating {window} windows): {http_rps:.1} vs {direct_rps:.1} per second = {:+.1}%",
         (direct_rps / http_rps - 1.0) * 100.0
@@ -299,4 +313,16 @@ impl RawClient {
         }
         length
     }
+}
+
+/// User + system CPU seconds a process has used so far (Linux `/proc/PID/stat`, clock ticks of 10 ms).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th of the line.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<f64> = after
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0.0))
+        .collect();
+    (fields.get(11).unwrap_or(&0.0) + fields.get(12).unwrap_or(&0.0)) / 100.0
 }

@@ -15,6 +15,7 @@ use super::agent::AgentHandle;
 use super::component::{Component, ComponentHandle};
 use super::dialogue::{DialogueArgs, DialogueHandle};
 use super::jobs::JobsHandle;
+use super::tts::pool::WorkerPool;
 use super::tts::{TtsArgs, TtsHandle};
 use super::ActorSlot;
 use crate::config::Settings;
@@ -54,7 +55,10 @@ impl Graph {
         let tts = TtsArgs {
             voices: Arc::clone(&voices),
             admission: Arc::new(Semaphore::new(settings.tts.workers + settings.tts.queue)),
-            workers: Arc::new(Semaphore::new(settings.tts.workers)),
+            pool: Arc::new(
+                WorkerPool::new("sauti-synth", settings.tts.workers)
+                    .map_err(|e| ractor::SpawnErr::StartupFailed(e.into()))?,
+            ),
         };
         let args = SupervisorArgs {
             slots: slots.clone(),

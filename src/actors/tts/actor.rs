@@ -3,6 +3,7 @@ use std::sync::Arc;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::pool::WorkerPool;
 use super::{SynthesisError, Synthesised, Then};
 use crate::actors::ActorError;
 use crate::tts::catalog::VoiceRegistry;
@@ -33,11 +34,11 @@ pub struct TtsArgs {
     pub voices: Arc<VoiceRegistry>,
     /// Permits for requests admitted (running + waiting); none left means 503 `server_busy`.
     pub admission: Arc<Semaphore>,
-    /// Permits for running synthesis (the blocking worker count).
-    pub workers: Arc<Semaphore>,
+    /// The synthesis worker threads.
+    pub pool: Arc<WorkerPool>,
 }
 
-/// Owns the voices; runs each admitted request on a blocking thread so its mailbox never stalls.
+/// Owns the voices; hands each admitted request to the worker threads so its mailbox never stalls.
 pub struct TtsActor;
 
 impl Actor for TtsActor {
@@ -92,25 +93,8 @@ impl Actor for TtsActor {
             then,
             reply,
         };
-        // A free worker takes the job at once; otherwise a task waits for one, keeping the mailbox moving.
-        match Arc::clone(&state.workers).try_acquire_owned() {
-            Ok(worker) => {
-                tokio::task::spawn_blocking(move || job.run((admitted, worker)));
-            }
-            Err(_) => {
-                let workers = Arc::clone(&state.workers);
-                tokio::spawn(async move {
-                    match workers.acquire_owned().await {
-                        Ok(worker) => {
-                            tokio::task::spawn_blocking(move || job.run((admitted, worker)));
-                        }
-                        Err(_) => {
-                            let closed = SynthesisError::Engine("the worker pool is closed".into());
-                            let _ = job.reply.send(Err(closed));
-                        }
-                    }
-                });
-            }
+        if !state.pool.run(move || job.run(admitted)) {
+            tracing::error!("the synthesis workers have stopped");
         }
         Ok(())
     }
@@ -127,8 +111,8 @@ struct Job {
 }
 
 impl Job {
-    /// Synthesise and answer; the permits (admission, worker) are held until delivery is done.
-    fn run(self, _permits: (OwnedSemaphorePermit, OwnedSemaphorePermit)) {
+    /// Synthesise and answer; the admission permit is held until delivery is done.
+    fn run(self, _admitted: OwnedSemaphorePermit) {
         let started = std::time::Instant::now();
         let outcome = synthesize(
             &*self.synthesizer,

@@ -1,6 +1,7 @@
 //! The TtsActor: owns the voices and admits synthesis requests to a bounded pool of blocking workers.
 
 mod actor;
+pub mod pool;
 
 pub use actor::{ToTtsActor, TtsActor, TtsArgs};
 
