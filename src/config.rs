@@ -30,8 +30,38 @@ pub struct Settings {
     pub supervisor: SupervisorSettings,
     /// The voice agent's dialogue layer.
     pub dialogue: DialogueSettings,
+    /// `GET /metrics`.
+    pub metrics: MetricsSettings,
     /// Logging.
     pub log: LogSettings,
+}
+
+/// `[metrics]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetricsSettings {
+    /// Who may read `GET /metrics`.
+    pub access: MetricsAccess,
+}
+
+impl Default for MetricsSettings {
+    fn default() -> Self {
+        Self {
+            access: MetricsAccess::Open,
+        }
+    }
+}
+
+/// Who may read `GET /metrics`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MetricsAccess {
+    /// Anyone who can reach the port (the default bind is loopback).
+    Open,
+    /// Callers with a valid API key in `xi-api-key`.
+    Key,
+    /// Nobody: 404.
+    Off,
 }
 
 /// `[server]`

@@ -61,6 +61,7 @@ pub struct Started {
 
 /// Run the service until SIGINT/SIGTERM (or the actor graph gives up). `on_start` runs once it listens.
 pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Result<(), ServeError> {
+    crate::telemetry::metrics::install();
     let settings = Arc::new(settings);
     let db = Database::open(&settings.storage.data_dir)?;
     let artifacts = ArtifactStore::open(&settings.storage.data_dir)?;

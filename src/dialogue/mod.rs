@@ -169,6 +169,7 @@ pub async fn converse(
                     return Err(error);
                 };
                 tracing::warn!(scenario = scenario.id, backend = backend.name(), fallback = fallback.name(), %error, "dialogue backend failed; falling back");
+                metrics::counter!(crate::telemetry::metrics::DIALOGUE_FALLBACKS, "backend" => backend.name()).increment(1);
                 fallback.respond(scenario, session, text).await?
             }
         };

@@ -185,6 +185,8 @@ pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next)
     let (headers, limited) = bucket.check(&caller.key_id, category);
     if let Some(error) = limited {
         tracing::info!(key_id = %caller.key_id, category = category.name(), "rate limited");
+        metrics::counter!(crate::telemetry::metrics::RATE_LIMITED, "category" => category.name())
+            .increment(1);
         return with_headers(error.into_response(), headers);
     }
     request.extensions_mut().insert(caller);

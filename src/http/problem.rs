@@ -142,7 +142,15 @@ struct ProblemBody<'a> {
     title: &'static str,
     status: u16,
     detail: &'a str,
+    /// The path of the request that failed.
+    instance: &'a str,
+    /// The request id (also in the `X-Request-Id` header and the logs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_id: Option<&'a str>,
 }
+
+/// The request id header.
+pub const REQUEST_ID: &str = "x-request-id";
 
 /// The public base URL that problem `type` URLs are built from.
 #[derive(Clone)]
@@ -154,6 +162,12 @@ pub async fn render_problems(
     request: Request,
     next: Next,
 ) -> Response {
+    let instance = request.uri().path().to_string();
+    let request_id = request
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let mut response = next.run(request).await;
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error()) {
@@ -185,6 +199,8 @@ pub async fn render_problems(
         title: title(status),
         status: status.as_u16(),
         detail: &problem.detail,
+        instance: &instance,
+        request_id: request_id.as_deref(),
     };
     let (mut parts, _) = response.into_parts();
     parts.headers.insert(

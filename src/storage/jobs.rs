@@ -133,7 +133,18 @@ pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
             unix_now()
         ],
     )?;
+    entered(match job.status {
+        JobStatus::Queued => "queued",
+        JobStatus::Running => "running",
+        JobStatus::Succeeded => "succeeded",
+        JobStatus::Failed => "failed",
+    });
     Ok(())
+}
+
+/// Count a state change for `/metrics`.
+fn entered(state: &'static str) {
+    metrics::counter!(crate::telemetry::metrics::JOBS, "state" => state).increment(1);
 }
 
 /// A job by id.
@@ -162,6 +173,9 @@ pub fn mark_running(c: &Connection, id: &str) -> Result<bool, StorageError> {
          WHERE id = ?1 AND status = 'queued'",
         params![id, now_rfc3339()],
     )?;
+    if changed == 1 {
+        entered("running");
+    }
     Ok(changed == 1)
 }
 
@@ -181,6 +195,9 @@ pub fn mark_succeeded(c: &Connection, id: &str, audio_seconds: f64) -> Result<bo
          WHERE id = ?1 AND status = 'running'",
         params![id, now_rfc3339(), unix_now(), audio_seconds],
     )?;
+    if changed == 1 {
+        entered("succeeded");
+    }
     Ok(changed == 1)
 }
 
@@ -191,6 +208,9 @@ pub fn mark_failed(c: &Connection, id: &str, error: &str) -> Result<bool, Storag
          WHERE id = ?1 AND status = 'running'",
         params![id, now_rfc3339(), unix_now(), error],
     )?;
+    if changed == 1 {
+        entered("failed");
+    }
     Ok(changed == 1)
 }
 

@@ -11,6 +11,9 @@ use super::{TtsError, VoiceSettings};
 pub trait Synthesizer: Send + Sync {
     /// Synthesise `text` (raw written Swahili; the voice normalises it).
     fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError>;
+
+    /// The engine's name, for metrics and logs (`formant`, `vits`, …).
+    fn engine(&self) -> &'static str;
 }
 
 /// A built-in voice: text front end + formant synthesizer. Needs no files.
@@ -88,5 +91,9 @@ impl EmbeddedVoice {
 impl Synthesizer for EmbeddedVoice {
     fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
         self.synthesize_seeded(text, settings, 0)
+    }
+
+    fn engine(&self) -> &'static str {
+        "formant"
     }
 }

@@ -100,6 +100,12 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
         backend = state.backend.name(),
         "turn answered"
     );
+    metrics::counter!(
+        crate::telemetry::metrics::DIALOGUE_TURNS,
+        "scenario" => scenario.id.clone(),
+        "outcome" => reply.outcome.clone()
+    )
+    .increment(1);
     Ok(DialogueTurn {
         session_id,
         reply,

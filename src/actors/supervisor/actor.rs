@@ -216,6 +216,8 @@ impl Actor for Supervisor {
             return Ok(());
         }
         let total = state.args.restarts.fetch_add(1, Ordering::Relaxed) + 1;
+        metrics::counter!(crate::telemetry::metrics::ACTOR_RESTARTS, "actor" => child.name())
+            .increment(1);
         tracing::warn!(actor = child.name(), %reason, restarts = total, "actor stopped; restarting");
         state.spawn(child, myself.get_cell(), false).await?;
         Ok(())

@@ -82,9 +82,12 @@ impl Actor for TtsActor {
                 component: "synthesis",
                 retry_after: 2,
             };
+            metrics::counter!(crate::telemetry::metrics::BUSY_REJECTIONS, "actor" => "tts")
+                .increment(1);
             let _ = reply.send(Err(SynthesisError::Actor(busy)));
             return Ok(());
         };
+        metrics::gauge!(crate::telemetry::metrics::QUEUE_DEPTH, "actor" => "tts").increment(1.0);
         let job = Job {
             synthesizer,
             voice_id,
@@ -97,6 +100,29 @@ impl Actor for TtsActor {
             tracing::error!("the synthesis workers have stopped");
         }
         Ok(())
+    }
+}
+
+/// Lowers the queue-depth gauge when a job ends, however it ends.
+struct FinishedGuard;
+
+impl Drop for FinishedGuard {
+    fn drop(&mut self) {
+        metrics::gauge!(crate::telemetry::metrics::QUEUE_DEPTH, "actor" => "tts").decrement(1.0);
+    }
+}
+
+/// Characters, audio seconds and real-time factor of a finished synthesis, for `/metrics`.
+fn record(job: &Job, samples: usize, elapsed: f64) {
+    let seconds = samples as f64 / f64::from(crate::audio::SAMPLE_RATE);
+    let voice = job.voice_id.clone();
+    metrics::counter!(crate::telemetry::metrics::TTS_CHARACTERS, "voice" => voice.clone())
+        .increment(job.text.chars().count() as u64);
+    metrics::counter!(crate::telemetry::metrics::TTS_AUDIO_MS, "voice" => voice)
+        .increment((seconds * 1000.0) as u64);
+    if seconds > 0.0 {
+        metrics::histogram!(crate::telemetry::metrics::TTS_REAL_TIME_FACTOR, "engine" => job.synthesizer.engine())
+            .record(elapsed / seconds);
     }
 }
 
@@ -113,6 +139,7 @@ struct Job {
 impl Job {
     /// Synthesise and answer; the admission permit is held until delivery is done.
     fn run(self, _admitted: OwnedSemaphorePermit) {
+        let _finished = FinishedGuard;
         let started = std::time::Instant::now();
         let outcome = synthesize(
             &*self.synthesizer,
@@ -120,6 +147,9 @@ impl Job {
             &self.text,
             &self.settings,
         );
+        if let Ok(samples) = &outcome {
+            record(&self, samples.len(), started.elapsed().as_secs_f64());
+        }
         tracing::debug!(
             voice_id = self.voice_id,
             chars = self.text.chars().count(),
