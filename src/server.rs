@@ -99,6 +99,7 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
         settings: Arc::clone(&settings),
         voices,
         graph: graph.clone(),
+        keys: keys.clone(),
     };
     let app = router(state, keys, limits);
 

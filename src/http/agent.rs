@@ -16,9 +16,10 @@ use crate::dialogue::library::DEFAULT_SCENARIO;
 use crate::dialogue::DialogueError;
 
 /// Body of `POST /v1/voice-agent/converse`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct ConverseRequest {
-    /// The user's message in Swahili.
+    /// The user's message in Swahili: 1 to 1,000 characters.
+    #[schema(example = "Nataka kutuma pesa")]
     pub text: String,
     /// `general` (default), `banking` or `health`.
     #[serde(default)]
@@ -32,7 +33,7 @@ pub struct ConverseRequest {
 }
 
 /// The spec §2.7 agent turn result, with the session, timings and request id.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ConverseResponse {
     user_text: String,
     agent_text: String,
@@ -47,6 +48,14 @@ pub struct ConverseResponse {
 }
 
 /// `POST /v1/voice-agent/converse`.
+#[utoipa::path(post, path = "/voice-agent/converse", operation_id = "converse", tag = "agent", summary = "One text turn with the voice agent",
+    request_body = ConverseRequest,
+    responses(
+        (status = 200, description = "The reply, spoken", body = ConverseResponse),
+        (status = 404, description = "No such session for this key (expired or never started)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, unknown scenario or voice, or a session of another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "The dialogue backend failed and no fallback is configured, or synthesis is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
 pub async fn converse(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -105,6 +114,9 @@ pub async fn converse(
 }
 
 /// `POST /v1/voice-agent/converse/audio`: the recognition step it needs is not built yet.
+#[utoipa::path(post, path = "/voice-agent/converse/audio", operation_id = "converseAudio", tag = "agent", summary = "One spoken turn with the voice agent",
+    request_body(content = crate::http::openapi::ConverseAudioForm, content_type = "multipart/form-data"),
+    responses((status = 503, description = "Speech recognition is not available on this server (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem)))]
 pub async fn converse_audio(State(state): State<AppState>) -> Result<Response, ApiError> {
     state.graph.asr.ensure_available().await?;
     Err(ApiError::unavailable(

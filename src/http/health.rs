@@ -9,11 +9,18 @@ use super::problem::ApiError;
 use super::AppState;
 
 /// Liveness.
+#[utoipa::path(get, path = "/healthz", operation_id = "healthz", tag = "operations", summary = "Liveness",
+    responses((status = 200, description = "The process is alive", body = Object, example = json!({"status": "ok"}))))]
 pub async fn healthz() -> Json<Value> {
     Json(json!({ "status": "ok" }))
 }
 
 /// Readiness.
+#[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations", summary = "Readiness",
+    responses(
+        (status = 200, description = "Every actor is up and the database answers", body = Object),
+        (status = 503, description = "An actor is restarting or the database is unreachable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     if !state.graph.all_up() {
         return Err(ApiError::unavailable(
@@ -34,23 +41,21 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiErr
     ))
 }
 
-/// Who may read `/metrics`, and the keys to check when a key is needed.
-#[derive(Clone)]
-pub struct MetricsAccess {
-    /// The configured access.
-    pub access: crate::config::MetricsAccess,
-    /// The API keys.
-    pub keys: super::auth::KeyRing,
-}
-
 /// `GET /metrics`: Prometheus text format.
+#[utoipa::path(get, path = "/metrics", operation_id = "metrics", tag = "operations", summary = "Prometheus metrics",
+    description = "Open, behind a key, or off (404), as `metrics.access` says.",
+    responses(
+        (status = 200, description = "Prometheus text exposition format", content_type = "text/plain", body = String),
+        (status = 401, description = "A key is needed (metrics.access = key)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "Metrics are turned off", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
 pub async fn metrics(
-    State(scrape): State<MetricsAccess>,
+    State(state): State<AppState>,
     headers: axum::http::HeaderMap,
 ) -> Result<axum::response::Response, ApiError> {
     use crate::config::MetricsAccess as Access;
     use axum::response::IntoResponse as _;
-    match scrape.access {
+    match state.settings.metrics.access {
         Access::Off => {
             return Err(ApiError::not_found(
                 "metrics are turned off (metrics.access = \"off\")",
@@ -58,10 +63,7 @@ pub async fn metrics(
         }
         Access::Key => {
             let presented = headers.get("xi-api-key").and_then(|v| v.to_str().ok());
-            if presented
-                .and_then(|k| scrape.keys.authenticate(k))
-                .is_none()
-            {
+            if presented.and_then(|k| state.keys.authenticate(k)).is_none() {
                 return Err(ApiError::unauthorized(
                     "metrics need a valid API key in the xi-api-key header",
                 ));

@@ -6,6 +6,7 @@ pub mod auth;
 mod extract;
 mod health;
 pub mod limits;
+pub mod openapi;
 mod pending;
 pub mod problem;
 mod speech;
@@ -15,9 +16,11 @@ mod voices;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
 use axum::Router;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use utoipa::OpenApi as _;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::actors::supervisor::Graph;
 use crate::config::Settings;
@@ -39,23 +42,43 @@ pub struct AppState {
     pub voices: Arc<VoiceRegistry>,
     /// Handles to the actors.
     pub graph: Graph,
+    /// The API keys (for `/metrics` behind a key).
+    pub keys: KeyRing,
 }
 
-/// The complete router: `/v1` behind authentication and rate limits, health probes open, problem+json for
-/// every error.
+/// Every documented route: `/v1` (to be put behind authentication) and the open operational routes.
+fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
+    let v1 = OpenApiRouter::new()
+        .routes(routes!(speech::text_to_speech))
+        .routes(routes!(speech::create_job))
+        .routes(routes!(speech::job_status))
+        .routes(routes!(speech::job_audio))
+        .routes(routes!(voices::list))
+        .routes(routes!(voices::get))
+        .routes(routes!(pending::speech_to_text))
+        .routes(routes!(pending::voice_clone))
+        .routes(routes!(agent::converse))
+        .routes(routes!(agent::converse_audio));
+    let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(routes!(health::healthz))
+        .routes(routes!(health::readyz))
+        .routes(routes!(health::metrics))
+        .routes(routes!(openapi::openapi_json));
+    (v1, open)
+}
+
+/// The OpenAPI 3.1 document of this API, as served at `GET /openapi.json`.
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    let (v1, open) = documented();
+    let (_, api) = open.nest("/v1", v1).split_for_parts();
+    openapi::finish(api)
+}
+
+/// The complete router: `/v1` behind authentication and rate limits, health probes and the API document open,
+/// problem+json for every error.
 pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router {
-    let keys_for_metrics = keys.clone();
-    let v1 = Router::new()
-        .route("/text-to-speech/{voice_id}", post(speech::text_to_speech))
-        .route("/tts/jobs", post(speech::create_job))
-        .route("/tts/jobs/{job_id}", get(speech::job_status))
-        .route("/tts/jobs/{job_id}/audio", get(speech::job_audio))
-        .route("/voices", get(voices::list))
-        .route("/voices/{voice_id}", get(voices::get))
-        .route("/speech-to-text/", post(pending::speech_to_text))
-        .route("/voice-clone/", post(pending::voice_clone))
-        .route("/voice-agent/converse", post(agent::converse))
-        .route("/voice-agent/converse/audio", post(agent::converse_audio))
+    let (v1, open) = documented();
+    let v1 = v1
         .fallback(|| async { problem::ApiError::not_found("no such endpoint under /v1") })
         .layer(DefaultBodyLimit::max(JSON_LIMIT))
         .layer(axum::middleware::from_fn_with_state(
@@ -63,16 +86,10 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
             limits::guard,
         ));
     let base = ProblemBase(Arc::from(state.settings.server.public_base_url.as_str()));
-    let scrape = health::MetricsAccess {
-        access: state.settings.metrics.access,
-        keys: keys_for_metrics,
-    };
-    let routes = Routes(Arc::new(ROUTES.iter().map(|r| r.to_string()).collect()));
-    Router::new()
-        .route("/healthz", get(health::healthz))
-        .route("/readyz", get(health::readyz))
-        .route("/metrics", get(health::metrics).with_state(scrape))
-        .nest("/v1", v1)
+    let (router, api) = open.nest("/v1", v1).split_for_parts();
+    let api = openapi::finish(api);
+    let routes = Routes(Arc::new(api.paths.paths.keys().cloned().collect()));
+    router
         .fallback(|| async { problem::ApiError::not_found("no such resource") })
         .with_state(state)
         .layer(axum::middleware::from_fn_with_state(
@@ -85,23 +102,6 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
 }
-
-/// Every route template, for metrics labels (and checked against the OpenAPI document).
-pub const ROUTES: &[&str] = &[
-    "/healthz",
-    "/readyz",
-    "/metrics",
-    "/v1/text-to-speech/{voice_id}",
-    "/v1/tts/jobs",
-    "/v1/tts/jobs/{job_id}",
-    "/v1/tts/jobs/{job_id}/audio",
-    "/v1/voices",
-    "/v1/voices/{voice_id}",
-    "/v1/speech-to-text/",
-    "/v1/voice-clone/",
-    "/v1/voice-agent/converse",
-    "/v1/voice-agent/converse/audio",
-];
 
 /// Middleware: every log line of a request carries its id, method and path.
 async fn request_span(

@@ -8,6 +8,9 @@ use super::problem::ApiError;
 use super::AppState;
 
 /// `POST /v1/speech-to-text/`.
+#[utoipa::path(post, path = "/speech-to-text/", operation_id = "speechToText", tag = "recognition", summary = "Transcribe audio",
+    request_body(content = crate::http::openapi::SpeechToTextForm, content_type = "multipart/form-data"),
+    responses((status = 503, description = "Speech recognition is not available on this server (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem)))]
 pub async fn speech_to_text(State(state): State<AppState>) -> Result<Response, ApiError> {
     state.graph.asr.ensure_available().await?;
     Err(ApiError::unavailable(
@@ -18,6 +21,9 @@ pub async fn speech_to_text(State(state): State<AppState>) -> Result<Response, A
 }
 
 /// `POST /v1/voice-clone/`.
+#[utoipa::path(post, path = "/voice-clone/", operation_id = "cloneVoice", tag = "cloning", summary = "Clone a voice from a clip",
+    request_body(content = crate::http::openapi::VoiceCloneForm, content_type = "multipart/form-data"),
+    responses((status = 503, description = "Voice cloning is not available on this server (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem)))]
 pub async fn voice_clone(State(state): State<AppState>) -> Result<Response, ApiError> {
     state.graph.clone.ensure_available().await?;
     Err(ApiError::unavailable(

@@ -21,9 +21,10 @@ pub const TTS_MAX_CHARS: usize = 5_000;
 pub const TTS_SYNC_MAX_CHARS: usize = 2_000;
 
 /// Body of `POST /v1/text-to-speech/{voice_id}`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct TtsRequest {
-    /// Swahili text.
+    /// Swahili text: 1 to 5,000 characters; over 2,000 it becomes a job (202).
+    #[schema(example = "Habari ya asubuhi! Salio lako ni TSh 12,500.")]
     pub text: String,
     /// Optional voice settings; omitted members take their defaults.
     #[serde(default)]
@@ -31,7 +32,7 @@ pub struct TtsRequest {
 }
 
 /// 202 body for a created job.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct JobCreated {
     job_id: String,
     status: JobStatus,
@@ -69,6 +70,18 @@ fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
 }
 
 /// `POST /v1/text-to-speech/{voice_id}`: 200 with audio up to 2,000 characters, 202 with a job beyond.
+#[utoipa::path(post, path = "/text-to-speech/{voice_id}", operation_id = "textToSpeech", tag = "speech",
+    summary = "Synthesise Swahili speech",
+    description = "Up to 2,000 characters: 200 with a base64 16 kHz mono WAV. 2,001 to 5,000: 202 with a job.",
+    params(("voice_id" = String, Path, description = "A voice from GET /v1/voices", example = "zuri")),
+    request_body = TtsRequest,
+    responses(
+        (status = 200, description = "The audio", body = crate::http::synthesis_body::SynthesisResult),
+        (status = 202, description = "Longer than 2,000 characters: queued as a job", body = JobCreated),
+        (status = 404, description = "No such voice", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, or voice settings out of range", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
 pub async fn text_to_speech(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -108,7 +121,7 @@ pub async fn text_to_speech(
 }
 
 /// Body of `POST /v1/tts/jobs`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct JobRequest {
     /// The text (required; up to `jobs.max_chars`).
     pub text: String,
@@ -121,6 +134,14 @@ pub struct JobRequest {
 }
 
 /// `POST /v1/tts/jobs` → 202.
+#[utoipa::path(post, path = "/tts/jobs", operation_id = "createJob", tag = "speech", summary = "Create a synthesis job",
+    request_body = JobRequest,
+    responses(
+        (status = 202, description = "Queued", body = JobCreated),
+        (status = 422, description = "Empty or too long text, unknown voice or bad settings", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 429, description = "Too many requests, or too many unfinished jobs for this key (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
 pub async fn create_job(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -153,7 +174,7 @@ async fn queue_job(
 }
 
 /// `GET /v1/tts/jobs/{job_id}` body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct JobView {
     job_id: String,
     status: JobStatus,
@@ -171,6 +192,12 @@ pub struct JobView {
 }
 
 /// `GET /v1/tts/jobs/{job_id}`.
+#[utoipa::path(get, path = "/tts/jobs/{job_id}", operation_id = "getJob", tag = "speech", summary = "Read a job's status",
+    params(("job_id" = String, Path, description = "The id from the 202 answer")),
+    responses(
+        (status = 200, description = "The job", body = JobView),
+        (status = 404, description = "No such job for this key (or deleted after retention)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
 pub async fn job_status(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -189,6 +216,13 @@ pub async fn job_status(
 }
 
 /// `GET /v1/tts/jobs/{job_id}/audio`: the WAV of a succeeded job.
+#[utoipa::path(get, path = "/tts/jobs/{job_id}/audio", operation_id = "getJobAudio", tag = "speech", summary = "Download a job's audio",
+    params(("job_id" = String, Path, description = "The id from the 202 answer")),
+    responses(
+        (status = 200, description = "16 kHz mono 16-bit WAV", content_type = "audio/wav", body = crate::http::openapi::WavFile),
+        (status = 404, description = "No such job for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 409, description = "Not finished yet (job_not_complete) or failed (job_failed)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
 pub async fn job_audio(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,

@@ -15,6 +15,26 @@ use crate::audio;
 const CHUNK: usize = 3 * 32768;
 const PREFIX: &str = "{\"audio_base64\":\"";
 
+/// The spec §2.4 synthesis result, as documented; the body is written by [`SynthesisBody`] in this order.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct SynthesisResult {
+    /// Base64 of a 16 kHz mono 16-bit WAV.
+    audio_base64: String,
+    /// Always `audio/wav`.
+    #[schema(example = "audio/wav")]
+    content_type: String,
+    /// Seconds of audio.
+    #[schema(example = 2.48)]
+    duration_seconds: f64,
+    /// Characters of the text.
+    #[schema(example = 42)]
+    characters_synthesized: usize,
+    /// The voice used.
+    #[schema(example = "zuri")]
+    voice_id: String,
+}
+
 /// Spec §2.4 members other than the audio.
 #[derive(Debug, Serialize)]
 struct Tail<'a> {

@@ -10,19 +10,22 @@ use super::AppState;
 use crate::tts::catalog::VoiceInfo;
 
 /// Query of the voice list.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct VoiceFilter {
     /// ISO 639-1 code, e.g. `sw`.
     pub language: Option<String>,
 }
 
 /// Body of the voice list.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct VoiceList {
     voices: Vec<VoiceInfo>,
 }
 
 /// `GET /v1/voices[?language=sw]`.
+#[utoipa::path(get, path = "/voices", operation_id = "listVoices", tag = "voices", summary = "List voices", params(VoiceFilter),
+    responses((status = 200, description = "The voices", body = VoiceList)))]
 pub async fn list(
     State(state): State<AppState>,
     ApiQuery(filter): ApiQuery<VoiceFilter>,
@@ -33,6 +36,12 @@ pub async fn list(
 }
 
 /// `GET /v1/voices/{voice_id}`.
+#[utoipa::path(get, path = "/voices/{voice_id}", operation_id = "getVoice", tag = "voices", summary = "One voice",
+    params(("voice_id" = String, Path, description = "The voice id", example = "zuri")),
+    responses(
+        (status = 200, description = "The voice", body = VoiceInfo),
+        (status = 404, description = "No such voice", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
 pub async fn get(
     State(state): State<AppState>,
     ApiPath(voice_id): ApiPath<String>,

@@ -6,7 +6,7 @@ use super::{now_rfc3339, unix_now, StorageError};
 use crate::tts::VoiceSettings;
 
 /// Where a job is in its lifecycle (spec §3.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum JobStatus {
     /// Waiting for a worker.

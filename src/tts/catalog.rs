@@ -8,7 +8,7 @@ use super::voices::{EmbeddedVoice, BARAKA, ZURI};
 use super::Synthesizer;
 
 /// Whether a voice can synthesise now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum VoiceStatus {
     /// Ready to use.
@@ -18,7 +18,7 @@ pub enum VoiceStatus {
 }
 
 /// A voice as clients see it (`GET /v1/voices`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct VoiceInfo {
     /// Identifier used in paths and requests.
     pub voice_id: String,

@@ -16,14 +16,17 @@ pub mod voices;
 pub use voices::{EmbeddedVoice, Synthesizer};
 
 /// How a voice should speak (spec §2.3). Every voice maps these onto its own controls.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct VoiceSettings {
     /// Tempo: 2.0 speaks in about half the time. Allowed 0.25–4.0.
+    #[schema(minimum = 0.25, maximum = 4.0, example = 1.0)]
     pub speaking_rate: f32,
     /// Liveliness of pitch and loudness (VITS: noise_scale). Allowed 0.0–2.0.
+    #[schema(minimum = 0.0, maximum = 2.0, example = 0.667)]
     pub noise_scale: f32,
     /// Variation of sound durations (VITS: noise_scale_w). Allowed 0.0–2.0.
+    #[schema(minimum = 0.0, maximum = 2.0, example = 0.8)]
     pub noise_scale_duration: f32,
 }
 

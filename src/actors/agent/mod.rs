@@ -30,7 +30,7 @@ pub struct AgentRequest {
 }
 
 /// Milliseconds spent per stage.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, utoipa::ToSchema)]
 pub struct Timings {
     /// The dialogue layer.
     pub dialogue: u64,

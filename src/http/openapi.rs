@@ -1,0 +1,201 @@
+//! The OpenAPI 3.1 document (`GET /openapi.json`): generated from the handlers' `#[utoipa::path]` attributes and
+//! the request and response types, with the `xi-api-key` scheme and the rate-limit headers.
+
+use serde::Serialize;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::{Modify, OpenApi, ToSchema};
+
+/// An error (RFC 9457 problem details), `application/problem+json`.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "https://api.example/errors/unprocessable_content", "title": "Unprocessable Content", "status": 422,
+    "detail": "`text` must not be empty", "instance": "/v1/text-to-speech/zuri",
+    "request_id": "0b6f3c52-3d7e-4b53-9a59-1c0d1c7c8f11"
+}))]
+pub struct Problem {
+    /// `{public_base_url}/errors/{code}`; the code names the error (`not_found`, `server_busy`, …).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Short summary of the status.
+    pub title: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// What went wrong, in words.
+    pub detail: String,
+    /// The path of the request.
+    pub instance: String,
+    /// The request id (also the `X-Request-Id` header).
+    pub request_id: Option<String>,
+}
+
+/// The audio upload of speech recognition (`multipart/form-data`).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct SpeechToTextForm {
+    /// The audio: WAV, MP3, FLAC, Ogg (Vorbis/Opus) or WebM; at most 25 MB.
+    #[schema(value_type = String, format = Binary)]
+    pub audio: Vec<u8>,
+    /// Language code; Swahili (`sw`) by default.
+    #[schema(example = "sw")]
+    pub language: Option<String>,
+}
+
+/// A reference clip for voice cloning (`multipart/form-data`).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct VoiceCloneForm {
+    /// The reference audio; at most 50 MB, 6 to 30 seconds recommended.
+    #[schema(value_type = String, format = Binary)]
+    pub audio: Vec<u8>,
+    /// Display name; `Cloned Voice` by default, cut to 100 characters.
+    pub name: Option<String>,
+}
+
+/// An audio-mode agent turn (`multipart/form-data`).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct ConverseAudioForm {
+    /// The user's speech: WAV, MP3 or WebM; at most 25 MB.
+    #[schema(value_type = String, format = Binary)]
+    pub audio: Vec<u8>,
+    /// `general` (default), `banking` or `health`.
+    pub scenario: Option<String>,
+    /// Voice of the reply.
+    pub voice_id: Option<String>,
+}
+
+/// A WAV file.
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary, content_media_type = "audio/wav")]
+#[allow(dead_code)]
+pub struct WavFile(Vec<u8>);
+
+struct ApiKeyScheme;
+
+impl Modify for ApiKeyScheme {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "xi-api-key",
+                "The API key. Every /v1 endpoint needs it; limits are counted per key.",
+            ))),
+        );
+    }
+}
+
+/// The document's frame: title, description, security; the paths come from the router.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "sauti — Swahili speech API",
+        description = "Text-to-speech, asynchronous synthesis jobs, voices, speech recognition, voice cloning and a \
+                       voice agent for Swahili. Every /v1 response carries X-RateLimit-Limit, X-RateLimit-Remaining \
+                       and X-RateLimit-Reset; a 429 also carries Retry-After. Every response carries X-Request-Id. \
+                       Errors are application/problem+json.",
+        license(name = "See the project README")
+    ),
+    modifiers(&ApiKeyScheme),
+    security(("api_key" = [])),
+    components(schemas(Problem)),
+    tags(
+        (name = "speech", description = "Text-to-speech and synthesis jobs"),
+        (name = "voices", description = "The voices of this server"),
+        (name = "recognition", description = "Speech recognition"),
+        (name = "cloning", description = "Voice cloning (beta)"),
+        (name = "agent", description = "The voice agent (beta)"),
+        (name = "operations", description = "Health, readiness, metrics and this document")
+    )
+)]
+pub struct ApiDoc;
+
+/// Paths that need no key: their operations get an empty security requirement.
+pub const OPEN_PATHS: [&str; 4] = ["/healthz", "/readyz", "/metrics", "/openapi.json"];
+
+/// Complete the generated document: open paths need no key; every `/v1` operation documents the rate-limit
+/// headers on all its responses, and its 401 and 429 answers; every 429 and 503 carries `Retry-After`.
+pub fn finish(mut api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use utoipa::openapi::header::HeaderBuilder;
+    use utoipa::openapi::path::Operation;
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+
+    let integer = |description: &str| {
+        let header = HeaderBuilder::new()
+            .schema(Some(
+                utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::Integer),
+            ))
+            .description(Some(description))
+            .build();
+        utoipa::openapi::RefOr::T(header)
+    };
+    let problem = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/problem+json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("Problem")))
+                    .build(),
+            )
+            .build()
+    };
+    for (path, item) in api.paths.paths.iter_mut() {
+        let operations: [&mut Option<Operation>; 4] = [
+            &mut item.get,
+            &mut item.post,
+            &mut item.put,
+            &mut item.delete,
+        ];
+        for operation in operations.into_iter().flatten() {
+            if OPEN_PATHS.contains(&path.as_str()) {
+                operation.security = Some(Vec::new());
+                continue;
+            }
+            if !path.starts_with("/v1/") {
+                continue;
+            }
+            let responses = &mut operation.responses.responses;
+            responses
+                .entry("401".into())
+                .or_insert_with(|| problem("Missing or unknown API key").into());
+            responses.entry("429".into()).or_insert_with(|| {
+                problem("Rate limit exceeded for this key and endpoint category (see Retry-After)")
+                    .into()
+            });
+            for (status, response) in responses.iter_mut() {
+                let utoipa::openapi::RefOr::T(response) = response else {
+                    continue;
+                };
+                response.headers.insert(
+                    "X-RateLimit-Limit".into(),
+                    integer("Requests allowed per minute in this endpoint category"),
+                );
+                response.headers.insert(
+                    "X-RateLimit-Remaining".into(),
+                    integer("Requests left before limiting"),
+                );
+                response.headers.insert(
+                    "X-RateLimit-Reset".into(),
+                    integer("Unix time (seconds) at which the allowance is full again"),
+                );
+                if status == "429" || status == "503" {
+                    response.headers.insert(
+                        "Retry-After".into(),
+                        integer("Seconds to wait before retrying"),
+                    );
+                }
+            }
+        }
+    }
+    api
+}
+
+/// `GET /openapi.json`: this document.
+#[utoipa::path(get, path = "/openapi.json", tag = "operations", operation_id = "openapi",
+    summary = "This API description (OpenAPI 3.1)",
+    responses((status = 200, description = "The OpenAPI document", body = Object)))]
+pub async fn openapi_json() -> axum::Json<utoipa::openapi::OpenApi> {
+    static DOCUMENT: std::sync::OnceLock<utoipa::openapi::OpenApi> = std::sync::OnceLock::new();
+    axum::Json(DOCUMENT.get_or_init(super::openapi_document).clone())
+}
