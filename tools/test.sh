@@ -7,6 +7,22 @@ cd "$(dirname "$0")/.."
 echo "== toolchain: $(cargo --version)"
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
+echo "== browser test prerequisites: Chromium, Node.js and playwright-core"
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ ! -d target/browser/node_modules/playwright-core ]; then
+  mkdir -p target/browser
+  (cd target/browser && npm install --no-save --no-audit --no-fund --loglevel=error playwright-core@1.65.1)
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 

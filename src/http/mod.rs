@@ -8,6 +8,7 @@ mod health;
 pub mod limits;
 pub mod openapi;
 mod pending;
+mod playground;
 pub mod problem;
 mod speech;
 mod synthesis_body;
@@ -63,7 +64,8 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
         .routes(routes!(health::metrics))
-        .routes(routes!(openapi::openapi_json));
+        .routes(routes!(openapi::openapi_json))
+        .routes(routes!(playground::page));
     (v1, open)
 }
 

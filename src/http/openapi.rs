@@ -111,7 +111,7 @@ impl Modify for ApiKeyScheme {
 pub struct ApiDoc;
 
 /// Paths that need no key: their operations get an empty security requirement.
-pub const OPEN_PATHS: [&str; 4] = ["/healthz", "/readyz", "/metrics", "/openapi.json"];
+pub const OPEN_PATHS: [&str; 5] = ["/", "/healthz", "/readyz", "/metrics", "/openapi.json"];
 
 /// Complete the generated document: open paths need no key; every `/v1` operation documents the rate-limit
 /// headers on all its responses, and its 401 and 429 answers; every 429 and 503 carries `Retry-After`.

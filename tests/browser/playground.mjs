@@ -1,0 +1,91 @@
+// Drives the playground in headless Debian Chromium with playwright-core.
+// Usage: node tests/browser/playground.mjs BASE_URL API_KEY MICROPHONE_WAV SCREENSHOT_DIR
+// Exits non-zero with a message on the first failed expectation.
+import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
+
+// playwright-core is installed by tools/test.sh under target/browser (NODE_PATH names that node_modules).
+const require = createRequire(`${process.env.NODE_PATH}/`);
+const { chromium } = require("playwright-core");
+
+const [base, key, microphone, shots] = process.argv.slice(2);
+mkdirSync(shots, { recursive: true });
+
+function expect(condition, message) {
+  if (!condition) throw new Error(`expectation failed: ${message}`);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-extensions", "--no-first-run", "--mute-audio", "--autoplay-policy=no-user-gesture-required",
+    "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+    `--use-file-for-fake-audio-capture=${microphone}`,
+  ],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(["microphone"], { origin: base });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(`${base}/`);
+  expect((await page.title()).includes("sauti"), "the page title");
+
+  // No key yet: the page says so. Then the key: voices load.
+  expect((await page.textContent("#key-status")).includes("API key"), "asks for a key");
+  await page.fill("#key", key);
+  await page.click("#save-key");
+  await page.waitForFunction(() => document.querySelectorAll("#tts-voice option").length >= 2);
+  const voices = await page.$$eval("#tts-voice option", (o) => o.map((x) => x.value));
+  expect(voices.includes("zuri") && voices.includes("baraka"), `voices listed: ${voices}`);
+  expect((await page.evaluate(() => sessionStorage.getItem("sauti-key"))) === key, "the key is kept in session storage");
+
+  // Text to speech: the <audio> element gets a playable WAV.
+  await page.fill("#tts-text", "Habari ya asubuhi, karibu Tanzania.");
+  await page.click("#tts-go");
+  await page.waitForFunction(() => document.querySelector("#tts-status").textContent.includes("s of audio"));
+  const duration = await page.evaluate(() => new Promise((resolve, reject) => {
+    const audio = document.querySelector("#tts-audio");
+    if (audio.readyState >= 1) return resolve(audio.duration);
+    audio.addEventListener("loadedmetadata", () => resolve(audio.duration), { once: true });
+    audio.addEventListener("error", () => reject(new Error("the WAV did not load")), { once: true });
+  }));
+  expect(duration > 0.5 && duration < 10, `a playable WAV of ${duration} s`);
+  expect(!(await page.getAttribute("#tts-download", "hidden") !== null), "a download link");
+  await page.screenshot({ path: `${shots}/playground-tts.png`, fullPage: true });
+
+  // The agent, typed: a reply, its timings, and spoken audio.
+  await page.selectOption("#agent-scenario", "banking");
+  await page.fill("#agent-text", "Nataka kutuma pesa");
+  await page.click("#agent-send");
+  await page.waitForSelector("#agent-turns .turn.agent");
+  const reply = await page.textContent("#agent-turns .turn.agent");
+  expect(reply.toLowerCase().includes("kiasi"), `the agent asks for the amount: ${reply}`);
+  expect((await page.textContent("#agent-turns .meta")).includes("total"), "timings shown");
+  expect((await page.textContent("#agent-status")).includes("ses_"), "a session");
+
+  // Hold to talk from the fake microphone: the audio mode answers, here that recognition is not installed.
+  const talk = await page.$("#agent-talk");
+  const box = await talk.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.waitForTimeout(1500);
+  await page.mouse.up();
+  await page.waitForFunction(() => document.querySelector("#agent-status").classList.contains("error"), null, { timeout: 20000 });
+  const status = await page.textContent("#agent-status");
+  expect(status.includes("Not available") && status.toLowerCase().includes("speech recognition"), `the 503 in words: ${status}`);
+  await page.screenshot({ path: `${shots}/playground-agent.png`, fullPage: true });
+
+  // A refused key is explained in words.
+  await page.fill("#key", "not-a-valid-key-123");
+  await page.click("#save-key");
+  await page.waitForFunction(() => document.querySelector("#voices-status").classList.contains("error"));
+  expect((await page.textContent("#voices-status")).includes("API key was refused"), "401 in words");
+
+  expect(errors.length === 0, `no script errors: ${errors}`);
+  console.log("playground: all checks passed");
+} finally {
+  await browser.close();
+}

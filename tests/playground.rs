@@ -1,0 +1,73 @@
+//! The browser playground: served at `/` without a key, self-contained, and driven end to end in headless
+//! Chromium (Playwright) — `tools/test.sh` installs Chromium and `playwright-core`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+
+#[test]
+fn the_page_is_served_self_contained() {
+    let data = temp_dir();
+    let server = Server::start(data.path(), &[]);
+    let reply = get(&server.url("/"), None);
+    assert_eq!(reply.status, 200);
+    assert!(reply
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
+    assert!(reply
+        .header("content-security-policy")
+        .unwrap()
+        .contains("connect-src 'self'"));
+    let page = String::from_utf8(reply.body).unwrap();
+    for id in [
+        "tts-go",
+        "stt-record",
+        "agent-talk",
+        "agent-scenario",
+        "clone-go",
+        "key",
+    ] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    // Works offline: nothing is fetched from elsewhere.
+    assert!(!page.contains("http://") && !page.contains("https://") && !page.contains("//cdn"));
+}
+
+#[test]
+fn the_playground_works_in_chromium() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let modules = root.join("target/browser/node_modules");
+    assert!(
+        modules.join("playwright-core").is_dir() && Path::new("/usr/bin/chromium").exists(),
+        "the browser test needs Chromium and playwright-core: run tools/test.sh, which installs them"
+    );
+    let data = temp_dir();
+    let server = Server::start(
+        data.path(),
+        &[("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000")],
+    );
+    let output = Command::new("node")
+        .arg(root.join("tests/browser/playground.mjs"))
+        .arg(&server.base)
+        .arg(KEY_A)
+        .arg(root.join("tests/fixtures/audio/speech-pcm16-16000-1ch-2500ms.wav"))
+        .arg(root.join("target/browser/screenshots"))
+        .env("NODE_PATH", &modules)
+        .current_dir(root.join("target/browser"))
+        .output()
+        .expect("node runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("all checks passed"), "{text}");
+    assert!(root
+        .join("target/browser/screenshots/playground-agent.png")
+        .exists());
+}
