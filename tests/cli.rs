@@ -1,5 +1,7 @@
 //! The command line as users and operators run it: the real binary, real files, exit codes and stderr.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -173,4 +175,129 @@ fn help_lists_every_command_with_examples() {
         assert!(help.contains(command), "{help}");
     }
     assert!(stdout(&sauti(&["tts", "--help"])).contains("Example"));
+}
+
+#[test]
+fn converse_talks_to_a_scenario_line_by_line() {
+    use std::io::Write;
+    let dir = common::temp_dir();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["converse", "--scenario", "banking", "--save-audio"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"nataka kutuma pesa\nelfu tano kwa 0712345678\nhapana\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    for needle in [
+        "Benki",
+        "kiasi",
+        "Nithibitishe",
+        "nimesitisha",
+        "[send_money · dialogue",
+        "ms for ",
+    ] {
+        assert!(text.contains(needle), "{needle:?} in\n{text}");
+    }
+    let (rate, channels, seconds) =
+        common::wav_properties(&std::fs::read(dir.path().join("turn-2.wav")).unwrap());
+    assert_eq!((rate, channels), (16_000, 1));
+    assert!(seconds > 1.0);
+}
+
+#[test]
+fn voices_and_jobs_wait_against_a_server() {
+    let listed = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .arg("voices")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(text.contains("zuri") && text.contains("baraka"), "{text}");
+
+    let data = common::temp_dir();
+    let server = common::Server::start(data.path(), &[]);
+    let job = common::post_json(
+        &server.url("/v1/tts/jobs"),
+        Some(common::KEY_A),
+        &serde_json::json!({ "text": "Karibu sana. Hii ni kazi ndefu kidogo." }),
+    );
+    let id = job.json()["job_id"].as_str().unwrap().to_string();
+    let out = data.path().join("job.wav");
+    let waited = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args([
+            "jobs",
+            "wait",
+            &id,
+            "--server",
+            &server.base,
+            "--api-key",
+            common::KEY_A,
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&waited.stderr);
+    assert!(waited.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{id}: succeeded 100%")),
+        "{stderr}"
+    );
+    let (rate, _, seconds) = common::wav_properties(&std::fs::read(&out).unwrap());
+    assert_eq!(rate, 16_000);
+    assert!(seconds > 1.0);
+
+    let remote = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args([
+            "voices",
+            "--remote",
+            "--server",
+            &server.base,
+            "--api-key",
+            "wrong-key-0000",
+        ])
+        .output()
+        .unwrap();
+    assert!(!remote.status.success());
+    assert!(String::from_utf8_lossy(&remote.stderr).contains("401"));
+    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args([
+            "jobs",
+            "wait",
+            "job_nope",
+            "--server",
+            &server.base,
+            "--api-key",
+            common::KEY_A,
+        ])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("404"));
+}
+
+#[test]
+fn help_lists_every_command() {
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    for command in [
+        "serve", "keys", "audio", "text", "tts", "scenario", "converse", "voices", "jobs", "stt",
+    ] {
+        assert!(
+            text.contains(&format!("  {command}")),
+            "{command} in\n{text}"
+        );
+    }
 }

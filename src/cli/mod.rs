@@ -1,6 +1,8 @@
 //! Argument parsing (clap) and dispatch to the subcommands.
 
+mod agent;
 mod audio;
+mod client;
 mod scenario;
 mod serve;
 mod text;
@@ -40,6 +42,22 @@ enum Command {
     /// Check scenario files and run their test conversations.
     #[command(subcommand)]
     Scenario(scenario::ScenarioCommand),
+    /// Talk to a scenario in the terminal with the embedded engine, each reply timed.
+    ///
+    /// Example: sauti converse --scenario banking --save-audio turns/
+    Converse(agent::ConverseArgs),
+    /// List voices: the built-in ones, or a server's with --remote.
+    ///
+    /// Example: sauti voices --remote --server http://127.0.0.1:8080 --api-key sk_sauti_…
+    Voices(client::VoicesArgs),
+    /// Follow synthesis jobs on a server.
+    #[command(subcommand)]
+    Jobs(client::JobsCommand),
+    /// Transcribe an audio file (needs a speech recognition model; none is installed in this build).
+    Stt {
+        /// The audio file.
+        file: std::path::PathBuf,
+    },
 }
 
 /// Run the parsed command.
@@ -51,6 +69,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Text(command) => text::run(command),
         Command::Tts(args) => tts::run(args),
         Command::Scenario(command) => return scenario::run(command),
+        Command::Converse(args) => agent::run(args),
+        Command::Voices(args) => client::voices(args),
+        Command::Jobs(command) => client::jobs(command),
+        Command::Stt { file } => Err(anyhow::anyhow!(
+            "speech recognition is not available: no recognition model is installed, so {} cannot be transcribed",
+            file.display()
+        )),
     }
     .map(|()| ExitCode::SUCCESS)
 }
