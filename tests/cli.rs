@@ -301,3 +301,27 @@ fn help_lists_every_command() {
         );
     }
 }
+
+#[test]
+fn tts_reads_a_text_file_the_same_as_the_argument() {
+    let dir = common::temp_dir();
+    let text = "Habari ya asubuhi.\nKaribu Tanzania. Asante sana!\n";
+    let file = dir.path().join("story.txt");
+    std::fs::write(&file, text).unwrap();
+    let (from_file, from_arg) = (dir.path().join("file.wav"), dir.path().join("arg.wav"));
+    let a = sauti(&[
+        "tts",
+        "--file",
+        file.to_str().unwrap(),
+        "-o",
+        from_file.to_str().unwrap(),
+    ]);
+    let b = sauti(&["tts", text, "-o", from_arg.to_str().unwrap()]);
+    assert!(a.status.success() && b.status.success());
+    assert_eq!(
+        std::fs::read(&from_file).unwrap(),
+        std::fs::read(&from_arg).unwrap()
+    );
+    let both = sauti(&["tts", "x", "--file", file.to_str().unwrap(), "-o", "y.wav"]);
+    assert!(!both.status.success());
+}

@@ -1,5 +1,6 @@
 //! `sauti tts`: synthesise locally with a built-in voice, no server needed.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
@@ -15,8 +16,15 @@ use super::text::load_lexicon;
 #[derive(Debug, Args)]
 pub struct TtsArgs {
     /// The Swahili text (numbers, money, dates and times are read out).
-    #[arg(allow_hyphen_values = true)]
-    text: String,
+    #[arg(
+        allow_hyphen_values = true,
+        required_unless_present = "file",
+        conflicts_with = "file"
+    )]
+    text: Option<String>,
+    /// Read the text from a file instead (a progress bar follows the sentences on a terminal).
+    #[arg(long, value_name = "FILE")]
+    file: Option<PathBuf>,
     /// Where to write the WAV file.
     #[arg(short, long)]
     output: PathBuf,
@@ -52,7 +60,29 @@ pub fn run(args: TtsArgs) -> anyhow::Result<()> {
         noise_scale: args.noise_scale,
         noise_scale_duration: args.noise_scale_duration,
     };
-    let samples = voice.synthesize_seeded(&args.text, &settings, args.seed)?;
+    let text = match (&args.text, &args.file) {
+        (Some(text), _) => text.clone(),
+        (None, Some(file)) => std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?,
+        (None, None) => bail!("give the text, or --file FILE"),
+    };
+    let bar = indicatif::ProgressBar::new(0);
+    if std::io::stderr().is_terminal() && args.file.is_some() {
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} [{bar:40}] {pos}/{len} sentences {elapsed}",
+            )?
+            .progress_chars("=> "),
+        );
+        bar.set_message("synthesising");
+    } else {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let samples = voice.synthesize_reporting(&text, &settings, args.seed, |done, all| {
+        bar.set_length(all as u64);
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
     std::fs::write(&args.output, audio::encode_wav_16k(&samples))
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     eprintln!(

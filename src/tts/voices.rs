@@ -66,13 +66,26 @@ impl EmbeddedVoice {
         settings: &VoiceSettings,
         seed: u64,
     ) -> Result<Vec<f32>, TtsError> {
+        self.synthesize_reporting(text, settings, seed, |_, _| {})
+    }
+
+    /// [`Self::synthesize_seeded`], calling `progress(sentences done, sentences in all)` after each sentence
+    /// (for progress bars over long texts).
+    pub fn synthesize_reporting(
+        &self,
+        text: &str,
+        settings: &VoiceSettings,
+        seed: u64,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<Vec<f32>, TtsError> {
         settings.validate()?;
         if text.trim().is_empty() {
             return Err(TtsError::EmptyText);
         }
         let mut samples = Vec::new();
         let mut spoke = false;
-        for (i, sentence) in split_sentences(text).iter().enumerate() {
+        let sentences = split_sentences(text);
+        for (i, sentence) in sentences.iter().enumerate() {
             let words = normalize_with(sentence, &self.lexicon);
             let utterance = g2p::transcribe(&words, &self.lexicon);
             let audio = self
@@ -80,6 +93,7 @@ impl EmbeddedVoice {
                 .render(&utterance, settings, seed.wrapping_add(i as u64));
             spoke |= !audio.is_empty();
             samples.extend(audio);
+            progress(i + 1, sentences.len());
         }
         if !spoke {
             return Err(TtsError::NothingToSay);
