@@ -327,7 +327,7 @@ fn long_texts_become_jobs_that_belong_to_their_key() {
         Some(KEY_A),
         &json!({"text": "Habari", "voice_id": "nobody"}),
     );
-    assert_problem(&unknown_voice, 422, "unprocessable_content");
+    assert_problem(&unknown_voice, 404, "not_found");
 }
 
 #[test]

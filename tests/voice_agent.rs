@@ -286,7 +286,7 @@ fn bad_requests_get_problem_details() {
             KEY_A,
             json!({ "text": "habari", "voice_id": "nobody" }),
         ),
-        422,
+        404,
         "voice_id",
     );
     problem(
@@ -321,7 +321,7 @@ fn bad_requests_get_problem_details() {
             KEY_A,
             json!({ "text": "habari", "scenario": "health", "session_id": session }),
         ),
-        422,
+        409,
         "banking",
     );
 

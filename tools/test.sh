@@ -35,3 +35,6 @@ cargo test --locked
 
 echo "== supervision under injected faults"
 cargo test --locked --features fault-injection --test supervision
+
+echo "== contract fuzzing: schemathesis against /openapi.json of the release server"
+bash tools/schemathesis.sh

@@ -19,10 +19,16 @@ use crate::dialogue::DialogueError;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct ConverseRequest {
     /// The user's message in Swahili: 1 to 1,000 characters.
-    #[schema(example = "Nataka kutuma pesa")]
+    #[schema(
+        example = "Nataka kutuma pesa",
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"\S"
+    )]
     pub text: String,
     /// `general` (default), `banking` or `health`.
     #[serde(default)]
+    #[schema(value_type = Option<String>, example = "banking", pattern = "^(general|banking|health)$")]
     pub scenario: Option<String>,
     /// Voice of the reply (default: the agent voice).
     #[serde(default)]
@@ -52,8 +58,9 @@ pub struct ConverseResponse {
     request_body = ConverseRequest,
     responses(
         (status = 200, description = "The reply, spoken", body = ConverseResponse),
-        (status = 404, description = "No such session for this key (expired or never started)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "Empty or too long text, unknown scenario or voice, or a session of another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice, or no such session for this key (expired or never started)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, or an unknown scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "The dialogue backend failed and no fallback is configured, or synthesis is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn converse(
@@ -78,7 +85,7 @@ pub async fn converse(
         .voice_id
         .unwrap_or_else(|| state.settings.tts.agent_voice.clone());
     if state.voices.get(&voice_id).is_none() {
-        return Err(ApiError::unprocessable(format!(
+        return Err(ApiError::not_found(format!(
             "voice_id {voice_id:?} not found"
         )));
     }
@@ -143,7 +150,7 @@ impl From<TurnError> for ApiError {
             TurnError::UnknownScenario(..) => ApiError::unprocessable(detail),
             TurnError::Session(SessionError::NotFound(_)) => ApiError::not_found(detail),
             TurnError::Session(SessionError::OtherScenario { .. }) => {
-                ApiError::unprocessable(detail)
+                ApiError::conflict("session_scenario_mismatch", detail)
             }
             TurnError::Backend(DialogueError::Backend { .. }) => {
                 ApiError::unavailable("dialogue_unavailable", detail, 5)

@@ -114,7 +114,8 @@ pub struct ApiDoc;
 pub const OPEN_PATHS: [&str; 5] = ["/", "/healthz", "/readyz", "/metrics", "/openapi.json"];
 
 /// Complete the generated document: open paths need no key; every `/v1` operation documents the rate-limit
-/// headers on all its responses, and its 401 and 429 answers; every 429 and 503 carries `Retry-After`.
+/// headers on all its responses, and its 401 and 429 answers (and 400, 413 and 415 where it takes a body);
+/// every 429 and 503 carries `Retry-After`.
 pub fn finish(mut api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     use utoipa::openapi::header::HeaderBuilder;
     use utoipa::openapi::path::Operation;
@@ -155,7 +156,19 @@ pub fn finish(mut api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
             if !path.starts_with("/v1/") {
                 continue;
             }
+            let has_body = operation.request_body.is_some();
             let responses = &mut operation.responses.responses;
+            if has_body {
+                responses.entry("400".into()).or_insert_with(|| {
+                    problem("The body could not be read (malformed JSON or form)").into()
+                });
+                responses.entry("413".into()).or_insert_with(|| {
+                    problem("The body is larger than this endpoint accepts").into()
+                });
+                responses.entry("415".into()).or_insert_with(|| {
+                    problem("The body is not of the documented content type").into()
+                });
+            }
             responses
                 .entry("401".into())
                 .or_insert_with(|| problem("Missing or unknown API key").into());

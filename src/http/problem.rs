@@ -289,7 +289,7 @@ impl From<JobsError> for ApiError {
             JobsError::NotReady { .. } => ApiError::conflict("job_not_complete", detail),
             JobsError::Failed { .. } => ApiError::conflict("job_failed", detail),
             JobsError::TooMany(_) => ApiError::rate_limited(detail, 30),
-            JobsError::UnknownVoice(_) => ApiError::unprocessable(format!("`voice_id`: {detail}")),
+            JobsError::UnknownVoice(_) => ApiError::not_found(format!("`voice_id`: {detail}")),
             JobsError::Storage(_) => ApiError::unavailable("storage_unavailable", detail, 5),
             JobsError::Actor(actor) => actor.into(),
         }

@@ -24,7 +24,13 @@ pub const TTS_SYNC_MAX_CHARS: usize = 2_000;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct TtsRequest {
     /// Swahili text: 1 to 5,000 characters; over 2,000 it becomes a job (202).
-    #[schema(example = "Habari ya asubuhi! Salio lako ni TSh 12,500.")]
+    /// It must contain a letter or a digit to speak.
+    #[schema(
+        example = "Habari ya asubuhi! Salio lako ni TSh 12,500.",
+        min_length = 1,
+        max_length = 5000,
+        pattern = "[A-Za-z0-9]"
+    )]
     pub text: String,
     /// Optional voice settings; omitted members take their defaults.
     #[serde(default)]
@@ -53,6 +59,12 @@ impl From<&JobRecord> for JobCreated {
 fn check_text(text: &str, max: usize) -> Result<usize, ApiError> {
     if text.trim().is_empty() {
         return Err(ApiError::unprocessable("`text` must not be empty"));
+    }
+    // What no voice can read is refused now rather than failing later (a job would fail after queueing).
+    if !text.chars().any(|c| c.is_ascii_alphanumeric()) {
+        return Err(ApiError::unprocessable(
+            "`text` contains nothing that can be spoken: it needs letters or digits",
+        ));
     }
     let chars = text.chars().count();
     if chars > max {
@@ -124,6 +136,12 @@ pub async fn text_to_speech(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct JobRequest {
     /// The text (required; up to `jobs.max_chars`).
+    #[schema(
+        min_length = 1,
+        max_length = 20000,
+        pattern = "[A-Za-z0-9]",
+        example = "Karibu kwenye huduma yetu."
+    )]
     pub text: String,
     /// The voice; the TTS default voice when omitted.
     #[serde(default)]
@@ -138,7 +156,8 @@ pub struct JobRequest {
     request_body = JobRequest,
     responses(
         (status = 202, description = "Queued", body = JobCreated),
-        (status = 422, description = "Empty or too long text, unknown voice or bad settings", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, or bad settings", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 429, description = "Too many requests, or too many unfinished jobs for this key (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
