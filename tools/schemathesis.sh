@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check "schemathesis==4.32.5" 2>/dev/null \
   || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "schemathesis==4.32.5"
 cargo build --release --locked --quiet
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 
 data=$(mktemp -d)
 log=$(mktemp)
@@ -17,7 +18,7 @@ key="schemathesis-key-0123456789"
 SAUTI__SERVER__BIND=127.0.0.1:0 SAUTI__STORAGE__DATA_DIR="$data" SAUTI__AUTH__API_KEYS="$key" \
   SAUTI__LIMITS__SYNTHESIS_PER_MINUTE=100000000 SAUTI__LIMITS__DEFAULT_PER_MINUTE=100000000 \
   SAUTI__LIMITS__STATUS_PER_MINUTE=100000000 RUST_LOG=error \
-  target/release/sauti serve >"$log" 2>&1 &
+  "$target_dir/release/sauti" serve >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -rf "$data" "$log"' EXIT
 for _ in $(seq 100); do
