@@ -14,6 +14,25 @@ pub trait Synthesizer: Send + Sync {
 
     /// The engine's name, for metrics and logs (`formant`, `vits`, …).
     fn engine(&self) -> &'static str;
+
+    /// The pieces (sentences) `text` is synthesised in, for spreading one request over several workers:
+    /// the audio of every piece, in order, is exactly what [`Synthesizer::synthesize`] returns. One piece by
+    /// default. Refuses what `synthesize` would refuse before any audio is made.
+    fn pieces(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<String>, TtsError> {
+        settings.validate()?;
+        Ok(vec![text.to_string()])
+    }
+
+    /// Synthesise piece `index` of [`Synthesizer::pieces`] (empty audio is allowed for a piece).
+    fn synthesize_piece(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+    ) -> Result<Vec<f32>, TtsError> {
+        let _ = index;
+        self.synthesize(piece, settings)
+    }
 }
 
 /// A built-in voice: text front end + formant synthesizer. Needs no files.
@@ -86,11 +105,7 @@ impl EmbeddedVoice {
         let mut spoke = false;
         let sentences = split_sentences(text);
         for (i, sentence) in sentences.iter().enumerate() {
-            let words = normalize_with(sentence, &self.lexicon);
-            let utterance = g2p::transcribe(&words, &self.lexicon);
-            let audio = self
-                .voice
-                .render(&utterance, settings, seed.wrapping_add(i as u64));
+            let audio = self.sentence(sentence, settings, seed.wrapping_add(i as u64));
             spoke |= !audio.is_empty();
             samples.extend(audio);
             progress(i + 1, sentences.len());
@@ -102,9 +117,38 @@ impl EmbeddedVoice {
     }
 }
 
+impl EmbeddedVoice {
+    /// One sentence: normalise, transcribe, render.
+    fn sentence(&self, sentence: &str, settings: &VoiceSettings, seed: u64) -> Vec<f32> {
+        let words = normalize_with(sentence, &self.lexicon);
+        let utterance = g2p::transcribe(&words, &self.lexicon);
+        self.voice.render(&utterance, settings, seed)
+    }
+}
+
 impl Synthesizer for EmbeddedVoice {
     fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
         self.synthesize_seeded(text, settings, 0)
+    }
+
+    fn pieces(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<String>, TtsError> {
+        settings.validate()?;
+        if text.trim().is_empty() {
+            return Err(TtsError::EmptyText);
+        }
+        Ok(split_sentences(text)
+            .into_iter()
+            .map(|s| s.to_string())
+            .collect())
+    }
+
+    fn synthesize_piece(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+    ) -> Result<Vec<f32>, TtsError> {
+        Ok(self.sentence(piece, settings, index as u64))
     }
 
     fn engine(&self) -> &'static str {

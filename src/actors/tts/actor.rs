@@ -4,6 +4,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::pool::WorkerPool;
+use super::spread::{self, Failure};
 use super::{SynthesisError, Synthesised, Then};
 use crate::actors::ActorError;
 use crate::tts::catalog::VoiceRegistry;
@@ -89,6 +90,7 @@ impl Actor for TtsActor {
         };
         metrics::gauge!(crate::telemetry::metrics::QUEUE_DEPTH, "actor" => "tts").increment(1.0);
         let job = Job {
+            pool: Arc::clone(&state.pool),
             synthesizer,
             voice_id,
             text,
@@ -128,6 +130,7 @@ fn record(job: &Job, samples: usize, elapsed: f64) {
 
 /// One admitted synthesis request, run on a blocking worker.
 struct Job {
+    pool: Arc<WorkerPool>,
     synthesizer: Arc<dyn Synthesizer>,
     voice_id: String,
     text: String,
@@ -142,7 +145,8 @@ impl Job {
         let _finished = FinishedGuard;
         let started = std::time::Instant::now();
         let outcome = synthesize(
-            &*self.synthesizer,
+            &self.pool,
+            &self.synthesizer,
             &self.voice_id,
             &self.text,
             &self.settings,
@@ -179,19 +183,19 @@ impl Job {
     }
 }
 
-/// Synthesise, turning a panic inside the synthesizer into an error for this request alone.
+/// Synthesise (over idle workers when there are any), turning a panic inside the synthesizer into an error
+/// for this request alone.
 fn synthesize(
-    synthesizer: &dyn Synthesizer,
+    pool: &WorkerPool,
+    synthesizer: &Arc<dyn Synthesizer>,
     voice_id: &str,
     text: &str,
     settings: &VoiceSettings,
 ) -> Result<Vec<f32>, SynthesisError> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        synthesizer.synthesize(text, settings)
-    })) {
-        Ok(Ok(samples)) => Ok(samples),
-        Ok(Err(invalid)) => Err(SynthesisError::Invalid(invalid)),
-        Err(_) => {
+    match spread::synthesize(pool, synthesizer, text, settings) {
+        Ok(samples) => Ok(samples),
+        Err(Failure::Invalid(invalid)) => Err(SynthesisError::Invalid(invalid)),
+        Err(Failure::Panicked) => {
             tracing::error!(voice_id, "synthesizer panicked");
             Err(SynthesisError::Engine(
                 "the synthesizer failed on this input".into(),

@@ -2,6 +2,7 @@
 
 mod actor;
 pub mod pool;
+pub mod spread;
 
 pub use actor::{ToTtsActor, TtsActor, TtsArgs};
 

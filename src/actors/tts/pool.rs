@@ -2,6 +2,7 @@
 //! picks up the next one at once, on the same thread and with warm caches; no thread is started or woken from
 //! a pool per request.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +12,7 @@ type Task = Box<dyn FnOnce() + Send>;
 pub struct WorkerPool {
     queue: Mutex<Sender<Task>>,
     size: usize,
+    idle: Arc<AtomicUsize>,
 }
 
 impl WorkerPool {
@@ -18,15 +20,17 @@ impl WorkerPool {
     pub fn new(name: &str, size: usize) -> std::io::Result<Self> {
         let (queue, tasks) = channel::<Task>();
         let tasks = Arc::new(Mutex::new(tasks));
+        let idle = Arc::new(AtomicUsize::new(0));
         for i in 0..size.max(1) {
-            let tasks = Arc::clone(&tasks);
+            let (tasks, idle) = (Arc::clone(&tasks), Arc::clone(&idle));
             std::thread::Builder::new()
                 .name(format!("{name}-{i}"))
-                .spawn(move || work(&tasks))?;
+                .spawn(move || work(&tasks, &idle))?;
         }
         Ok(Self {
             queue: Mutex::new(queue),
             size: size.max(1),
+            idle,
         })
     }
 
@@ -40,18 +44,23 @@ impl WorkerPool {
     pub fn size(&self) -> usize {
         self.size
     }
+
+    /// Workers waiting for a task right now.
+    pub fn idle(&self) -> usize {
+        self.idle.load(Ordering::Acquire)
+    }
 }
 
-fn work(tasks: &Mutex<Receiver<Task>>) {
+fn work(tasks: &Mutex<Receiver<Task>>, idle: &AtomicUsize) {
     loop {
         // One idle worker waits on the queue; the others wait for the lock. Ends when the pool is dropped.
+        idle.fetch_add(1, Ordering::AcqRel);
         let task = {
             let tasks = tasks.lock().unwrap_or_else(|p| p.into_inner());
-            match tasks.recv() {
-                Ok(task) => task,
-                Err(_) => return,
-            }
+            tasks.recv()
         };
+        idle.fetch_sub(1, Ordering::AcqRel);
+        let Ok(task) = task else { return };
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)).is_err() {
             tracing::error!("a synthesis task panicked; the worker carries on");
         }
