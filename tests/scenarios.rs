@@ -235,3 +235,43 @@ async fn matching_forgives_case_punctuation_spelling_and_verb_forms() {
     assert!(reply.text.contains("nimesitisha"), "{}", reply.text);
     assert!(session.flow.is_none() && session.slots.is_empty());
 }
+
+#[tokio::test]
+async fn negated_yes_cancels_and_business_numbers_are_not_amounts() {
+    use sauti::dialogue::{converse, RecordingActions, ScenarioBackend, Session};
+    let scenario = shipped("banking");
+    let actions = std::sync::Arc::new(RecordingActions::default());
+    let backend = ScenarioBackend::new(actions.clone());
+    let mut session = Session::default();
+    converse(
+        &scenario,
+        &mut session,
+        "nitatuma shilingi 5000 kwa 0712345678",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    let reply = converse(&scenario, &mut session, "si sawa", &backend, None)
+        .await
+        .unwrap();
+    assert!(reply.text.contains("nimesitisha"), "{}", reply.text);
+    assert!(actions.take().is_empty(), "nothing was sent");
+
+    let mut session = Session::default();
+    let reply = converse(
+        &scenario,
+        &mut session,
+        "nataka kulipa bili kwa namba 12345678",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(!reply.text.contains("shilingi 12345678"), "{}", reply.text);
+    assert_eq!(
+        session.slots.get("business_number").map(String::as_str),
+        Some("12345678")
+    );
+    assert!(!session.slots.contains_key("amount"));
+}

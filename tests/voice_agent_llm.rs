@@ -226,3 +226,39 @@ fn an_unsafe_reply_is_replaced_by_the_guardrail() {
     let text = body["agent_text"].as_str().unwrap();
     assert!(text.starts_with("Mimi si daktari"), "{text}");
 }
+
+#[test]
+fn an_action_runs_once_per_turn_and_a_later_failure_does_not_undo_the_reply() {
+    let bank = FakeHttp::start(|_, _| Answer::json(200, json!({ "reference": "TX900" })));
+    let call = |id: &str| {
+        json!({
+            "id": id, "type": "function",
+            "function": { "name": "send_money", "arguments": "{\"amount\":\"3000\",\"phone\":\"0755123456\"}" }
+        })
+    };
+    let llm = FakeHttp::start(move |_, i| {
+        if i == 0 {
+            completion(
+                json!({ "role": "assistant", "content": null, "tool_calls": [call("a"), call("b"), call("c")] }),
+                "tool_calls",
+            )
+        } else {
+            Answer::json(500, json!({ "error": { "message": "overloaded" } }))
+        }
+    });
+    let (_data, server) = start(&llm, &[("SAUTI_BANKING_API", bank.base.as_str())]);
+    let body = turn(
+        &server,
+        json!({ "text": "Tuma 3000 kwa 0755123456", "scenario": "banking" }),
+    );
+    assert_eq!(
+        bank.received().len(),
+        1,
+        "one transfer, however often the model asks"
+    );
+    let text = body["agent_text"].as_str().unwrap();
+    assert!(
+        text.contains("Imekamilika") && text.contains("TX900"),
+        "{text}"
+    );
+}

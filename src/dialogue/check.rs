@@ -7,7 +7,7 @@ use super::scenario::{collected_slots, Scenario, Step};
 use super::template;
 
 /// Outcome names a test may expect besides intent ids.
-pub const SPECIAL_OUTCOMES: [&str; 4] = ["fallback", "guardrail", "emergency", "flow"];
+pub const SPECIAL_OUTCOMES: [&str; 5] = ["fallback", "guardrail", "emergency", "greeting", "llm"];
 
 /// One problem, and a piece of the source near it (to find its line).
 #[derive(Debug)]

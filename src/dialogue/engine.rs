@@ -150,7 +150,19 @@ impl Turn<'_> {
     /// for. Whether anything was filled.
     fn fill_slots(&mut self, flow: &Flow, text: &str, asked: Option<&str>) -> bool {
         let mut filled = false;
-        for step in &flow.steps {
+        // Numbers that are phones, accounts or dates are taken first and removed from what the amount
+        // extractor sees, so a business number is never read as an amount.
+        let mut text = text.to_string();
+        let mut steps: Vec<&Step> = flow.steps.iter().collect();
+        steps.sort_by_key(|step| match step {
+            Step::Collect(name) => match self.scenario.slots.get(name).map(|s| s.kind) {
+                Some(SlotKind::Amount) => 2,
+                Some(SlotKind::Text) => 3,
+                _ => 1,
+            },
+            _ => 0,
+        });
+        for step in steps {
             let Step::Collect(name) = step else { continue };
             if self.session.slots.contains_key(name) {
                 continue;
@@ -161,7 +173,8 @@ impl Turn<'_> {
             if slot.kind == SlotKind::Text && asked != Some(name.as_str()) {
                 continue;
             }
-            if let Some(value) = slots::extract(slot.kind, text, self.now) {
+            if let Some(value) = slots::extract(slot.kind, &text, self.now) {
+                text = slots::consume(slot.kind, &text);
                 self.session.slots.insert(name.clone(), value);
                 filled = true;
             }

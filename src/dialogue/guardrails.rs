@@ -17,17 +17,30 @@ pub fn is_emergency(scenario: &Scenario, text: &str) -> bool {
     })
 }
 
-const SECRET: &str = r"(?:pin|nenosiri|neno\s+la\s+siri|namba\s+ya\s+siri|nambari\s+ya\s+siri|password|passcode|otp|one[- ]time\s+(?:code|password)|msimbo(?:\s+wa\s+siri)?)";
+const SECRET: &str = r"(?:pin(?:\s+(?:code|number|namba))?|nenosiri|neno\s+la\s+siri|nambari\s+(?:yangu\s+|yako\s+)?ya\s+siri|namba\s+(?:yangu\s+|yako\s+)?ya\s+siri|password|passcode|otp|one[- ]time\s+(?:code|password)|msimbo(?:\s+wa\s+siri)?)";
 
-/// Whether the user offers a PIN, password or one-time code (a secret word with a code or "ni …" after it).
+/// Up to three words (and separators) between a secret's name and its value: `PIN yangu ya M-Pesa ni: 1234`.
+const GAP: &str = r"(?:[\s:,=.-]+[^\s\d:,=.-]+){0,3}?[\s:,=.-]*";
+/// Digit words, as speech recognition writes a spoken code.
+const SPOKEN_DIGIT: &str = r"(?:sifuri|moja|mbili|tatu|nne|tano|sita|saba|nane|tisa|zero|one|two|three|four|five|six|seven|eight|nine)";
+
+/// Whether the user offers a PIN, password or one-time code: a secret's name with a code of four or more
+/// digits (written, spaced or spoken) or a mixed value after it, or a code followed by "ndiyo PIN yangu".
 pub fn offers_secret(text: &str) -> bool {
-    let offer = re!(&format!(
-        r"(?i)\b{SECRET}\b(?:\s+(?:yangu|langu|wangu|yako|lako|wako|my|new|mpya|ya\s+kadi)){{0,2}}\s*(?:ni|is|:|=|-)?\s*[\w-]*\d[\w-]*"
+    let written = re!(&format!(
+        r"(?i)\b{SECRET}\b{GAP}(?:\d(?:[\s-]?\d){{3,}}|[A-Za-z]+\d[\w-]*)"
+    ));
+    let glued = re!(r"(?i)\bpin\d{4,8}\b");
+    let spoken = re!(&format!(
+        r"(?i)\b{SECRET}\b{GAP}{SPOKEN_DIGIT}(?:[\s,]+{SPOKEN_DIGIT}){{3,}}\b"
     ));
     let digits_first = re!(&format!(
-        r"(?i)\b\d{{4,8}}\b\s*(?:ndiyo|ni)\s+(?:\w+\s+){{0,2}}{SECRET}\b"
+        r"(?i)\b\d{{4,8}}\b\s*(?:ndiyo|ndio|ni)\s+(?:\w+\s+){{0,2}}{SECRET}\b"
     ));
-    offer.is_match(text) || digits_first.is_match(text)
+    written.is_match(text)
+        || glued.is_match(text)
+        || spoken.is_match(text)
+        || digits_first.is_match(text)
 }
 
 /// The text with every run of digits masked: what is kept of a turn that offered a secret.
@@ -74,15 +87,27 @@ pub fn screen_reply(
     None
 }
 
-/// A reply that asks the user to say or send a secret.
+/// A reply that asks the user to say or send a secret. A sentence that warns against it (`usi…`, `kamwe`,
+/// `never`) is not an ask.
 pub fn asks_for_secret(reply: &str) -> bool {
     let ask = re!(&format!(
-        r"(?i)\b(?:nipe|nipatie|niambie|nitajie|nitumie|taja|tamka|sema|give\s+me|tell\s+me|send\s+me|share|provide|type|enter|confirm)\b[^.?!]{{0,40}}\b{SECRET}\b"
+        r"(?i)\b(?:nipe|nipatie|niambie|nitajie|nitumie|naomba|taja|tamka|sema|tuma|give\s+me|tell\s+me|send(?:\s+me)?|share|provide|type|enter|confirm)\b[^.?!]{{0,40}}\b{SECRET}\b"
+    ));
+    let write_here = re!(&format!(
+        r"(?i)\b(?:andika|ingiza|weka)\b[^.?!]{{0,20}}\b{SECRET}\b[^.?!]{{0,20}}\b(?:hapa|kwangu|here)\b"
     ));
     let question = re!(&format!(
-        r"(?i)\b{SECRET}\b\s+(?:yako|your)\b[^.?!]{{0,20}}(?:\bni\s+(?:nini|ipi|gani)\b|\?)|\bwhat\s+is\s+your\s+{SECRET}"
+        r"(?i)\b{SECRET}\b\s+(?:yako|lako|your)\b[^.?!]{{0,20}}(?:\bni\s+(?:nini|ipi|gani)\b|\?)|\bwhat\s+is\s+your\s+{SECRET}"
     ));
-    ask.is_match(reply) || question.is_match(reply)
+    let warning = re!(
+        r"(?i)\b(?:usi\w*|kamwe|never|don't|do\s+not|haitakuuliza|hatutakuuliza|hatakuuliza)\b"
+    );
+    reply
+        .split_inclusive(['.', '?', '!'])
+        .filter(|sentence| !warning.is_match(sentence))
+        .any(|sentence| {
+            ask.is_match(sentence) || write_here.is_match(sentence) || question.is_match(sentence)
+        })
 }
 
 /// A reply containing a code of four or more digits that the user offered as a secret.

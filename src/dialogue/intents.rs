@@ -117,29 +117,67 @@ pub fn best<'a>(scenario: &'a Scenario, text: &str) -> Option<(&'a Intent, f32)>
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-/// A turn that says yes.
+/// Words that say yes.
+const YES: [&str; 12] = [
+    "ndiyo",
+    "ndio",
+    "sawa",
+    "thibitisha",
+    "nathibitisha",
+    "naam",
+    "yes",
+    "ok",
+    "okay",
+    "endelea",
+    "kubali",
+    "nakubali",
+];
+/// Words that say no or cancel. (`la` also means "of", so it counts only as a whole turn.)
+const NO: [&str; 10] = [
+    "hapana", "acha", "sitisha", "ghairi", "no", "cancel", "stop", "sitaki", "achana", "siyo",
+];
+/// Words that turn a following yes into a no: `si sawa`, `sio sawa`, `not ok`.
+const NEGATORS: [&str; 5] = ["si", "sio", "siyo", "not", "don't"];
+
+/// A turn that says yes (and nothing that says no).
 pub fn is_yes(text: &str) -> bool {
-    let yes = [
-        "ndiyo",
-        "ndio",
-        "sawa",
-        "thibitisha",
-        "nathibitisha",
-        "naam",
-        "yes",
-        "ok",
-        "okay",
-        "endelea",
-        "kubali",
-        "nakubali",
-    ];
-    tokens(text).iter().any(|w| yes.contains(&w.as_str())) && !is_no(text)
+    tokens(text).iter().any(|w| YES.contains(&w.as_str())) && !is_no(text)
 }
 
-/// A turn that says no or cancels.
+/// A turn that says no or cancels: a no-word, a negated yes (`si sawa`), or just `la`.
 pub fn is_no(text: &str) -> bool {
-    let no = [
-        "hapana", "la", "acha", "sitisha", "ghairi", "no", "cancel", "stop", "sitaki", "achana",
-    ];
-    tokens(text).iter().any(|w| no.contains(&w.as_str()))
+    let words = tokens(text);
+    if words.len() <= 2 && words.first().is_some_and(|w| w == "la") {
+        return true;
+    }
+    words.iter().any(|w| NO.contains(&w.as_str()))
+        || words
+            .windows(2)
+            .any(|pair| NEGATORS.contains(&pair[0].as_str()) && YES.contains(&pair[1].as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yes_and_no() {
+        for yes in ["ndiyo", "Sawa, endelea", "ok", "ndio tuma"] {
+            assert!(is_yes(yes) && !is_no(yes), "{yes}");
+        }
+        for no in [
+            "hapana",
+            "si sawa",
+            "sio sawa",
+            "siyo sawa",
+            "not ok",
+            "la",
+            "La!",
+            "acha",
+        ] {
+            assert!(is_no(no) && !is_yes(no), "{no}");
+        }
+        // "la" inside a sentence means "of".
+        assert!(!is_no("Juma, tatizo la tumbo"));
+    }
 }

@@ -23,6 +23,40 @@ use super::scenario::{Scenario, SlotKind};
 use super::settings::OpenAiSettings;
 use super::{DialogueBackend, DialogueError, Reply, Role, Session};
 
+/// An action run during a turn: its arguments and, when it succeeded, its answer.
+struct Performed {
+    name: String,
+    arguments: std::collections::BTreeMap<String, String>,
+    result: Option<Map<String, Value>>,
+}
+
+/// The reply of a turn whose LLM failed after actions ran: each action's success or failure template.
+fn done_reply(scenario: &Scenario, performed: &[Performed]) -> Reply {
+    let now = super::template::east_africa_now();
+    let text = performed
+        .iter()
+        .filter_map(|p| {
+            let action = scenario.actions.get(&p.name)?;
+            let values = super::template::Values {
+                slots: Some(&p.arguments),
+                result: p.result.as_ref(),
+            };
+            let template = if p.result.is_some() {
+                &action.success
+            } else {
+                &action.failure
+            };
+            Some(super::template::render(template, &values, now))
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    Reply {
+        text,
+        outcome: "llm".into(),
+        actions: performed.iter().map(|p| p.name.clone()).collect(),
+    }
+}
+
 /// Tool-call rounds in one turn before the model must answer in words.
 const MAX_TOOL_ROUNDS: usize = 3;
 
@@ -206,18 +240,38 @@ impl OpenAiBackend {
         session: &Session,
         text: &str,
     ) -> Result<Reply, DialogueError> {
+        let mut performed = Vec::new();
+        match self.converse(scenario, session, text, &mut performed).await {
+            Ok(reply) => Ok(reply),
+            // Once an action has run, the turn must not fail or fall back (the caller would act again): say
+            // what was done, in the action's own words.
+            Err(error) if !performed.is_empty() => {
+                tracing::warn!(%error, "LLM failed after running actions; answering from their results");
+                Ok(done_reply(scenario, &performed))
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    async fn converse(
+        &self,
+        scenario: &Scenario,
+        session: &Session,
+        text: &str,
+        performed: &mut Vec<Performed>,
+    ) -> Result<Reply, DialogueError> {
         let build = |e: OpenAIError| Self::failure(format!("building the request: {e}"));
         let mut messages = history(scenario, session, text).map_err(build)?;
         let tools = tools(scenario).map_err(build)?;
-        let mut called = Vec::new();
-        for _ in 0..=MAX_TOOL_ROUNDS {
+        for round in 0..=MAX_TOOL_ROUNDS {
             let mut request = CreateChatCompletionRequestArgs::default();
             request
                 .model(self.settings.model.clone())
                 .messages(messages.clone())
                 .temperature(self.settings.temperature)
                 .max_completion_tokens(self.settings.max_tokens);
-            if !tools.is_empty() {
+            // The last round offers no tools: the model must answer in words.
+            if !tools.is_empty() && round < MAX_TOOL_ROUNDS {
                 request.tools(tools.clone());
             }
             let request = request.build().map_err(build)?;
@@ -237,7 +291,7 @@ impl OpenAiBackend {
                     ChatCompletionMessageToolCalls::Custom(_) => None,
                 })
                 .collect();
-            if calls.is_empty() {
+            if calls.is_empty() || round == MAX_TOOL_ROUNDS {
                 let content = message.content.unwrap_or_default().trim().to_string();
                 if content.is_empty() {
                     return Err(Self::failure("the answer was empty"));
@@ -245,7 +299,7 @@ impl OpenAiBackend {
                 return Ok(Reply {
                     text: content,
                     outcome: "llm".into(),
-                    actions: called,
+                    actions: performed.iter().map(|p| p.name.clone()).collect(),
                 });
             }
             messages.push(
@@ -263,9 +317,13 @@ impl OpenAiBackend {
             );
             for call in calls {
                 let result = self
-                    .run_tool(scenario, &call.function.name, &call.function.arguments)
+                    .run_tool(
+                        scenario,
+                        &call.function.name,
+                        &call.function.arguments,
+                        performed,
+                    )
                     .await;
-                called.push(call.function.name.clone());
                 messages.push(
                     ChatCompletionRequestToolMessageArgs::default()
                         .tool_call_id(call.id)
@@ -276,16 +334,24 @@ impl OpenAiBackend {
                 );
             }
         }
-        Err(Self::failure(format!(
-            "no reply after {MAX_TOOL_ROUNDS} rounds of tool calls"
-        )))
+        Err(Self::failure("no reply after the tool rounds"))
     }
 
     /// Run one tool call; what the model is told of the outcome.
-    async fn run_tool(&self, scenario: &Scenario, name: &str, arguments: &str) -> Value {
+    async fn run_tool(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        arguments: &str,
+        performed: &mut Vec<Performed>,
+    ) -> Value {
         let Some(action) = scenario.actions.get(name) else {
             return json!({ "ok": false, "error": format!("no tool named {name}") });
         };
+        // An action runs at most once per turn, however often the model asks (no double transfers).
+        if performed.iter().any(|p| p.name == name) {
+            return json!({ "ok": false, "error": format!("{name} was already done in this turn") });
+        }
         let given: Map<String, Value> = match serde_json::from_str(arguments) {
             Ok(Value::Object(map)) => map,
             _ => return json!({ "ok": false, "error": "arguments must be a JSON object" }),
@@ -301,10 +367,20 @@ impl OpenAiBackend {
                 _ => return json!({ "ok": false, "error": format!("missing argument {argument}") }),
             };
         }
-        match self.actions.call(name, action, &sent).await {
+        let outcome = self.actions.call(name, action, &sent).await;
+        let answer = match &outcome {
             Ok(result) => json!({ "ok": true, "result": result }),
             Err(error) => json!({ "ok": false, "error": error.to_string() }),
-        }
+        };
+        performed.push(Performed {
+            name: name.to_string(),
+            arguments: sent
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect(),
+            result: outcome.ok(),
+        });
+        answer
     }
 }
 

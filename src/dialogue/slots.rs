@@ -30,10 +30,24 @@ pub fn phone(text: &str) -> Option<String> {
     )
 }
 
+/// The text with what an extractor of `kind` took removed (phones and accounts), for the next extractor.
+pub fn consume(kind: SlotKind, text: &str) -> String {
+    match kind {
+        SlotKind::Phone => re!(PHONE).replacen(text, 1, " ").into_owned(),
+        SlotKind::Account => {
+            let without_phones = re!(PHONE).replace_all(text, " ");
+            re!(ACCOUNT).replacen(&without_phones, 1, " ").into_owned()
+        }
+        _ => text.to_string(),
+    }
+}
+
+const ACCOUNT: &str = r"\b\d(?:[\s-]?\d){7,15}\b";
+
 /// 8 to 16 digits that are not a mobile number.
 pub fn account(text: &str) -> Option<String> {
     let without_phones = re!(PHONE).replace_all(text, " ");
-    let found = re!(r"\b\d(?:[\s-]?\d){7,15}\b").find(&without_phones)?;
+    let found = re!(ACCOUNT).find(&without_phones)?;
     Some(
         found
             .as_str()
@@ -47,22 +61,28 @@ pub fn account(text: &str) -> Option<String> {
 pub fn amount(text: &str) -> Option<u64> {
     let without_phones = re!(PHONE).replace_all(text, " ");
     let pattern = re!(
-        r"(?i)(?:\b(?:tsh|tshs|ksh|kshs|shs?)\.?\s*)?\b(\d{1,3}(?:,\d{3})+|\d{1,9})(?:\.\d{1,2})?\s*(k|m|elfu)?\b"
+        r"(?i)(?:\b(?:tsh|tshs|ksh|kshs|shs?)\.?\s*)?\b(\d{1,3}(?:[, ]\d{3})+|\d{1,9})(\.\d{1,2})?\s*(k|m|elfu)?\b"
     );
     for caps in pattern.captures_iter(&without_phones) {
+        let grouped = caps[1].contains([',', ' ']);
         let digits: String = caps[1].chars().filter(char::is_ascii_digit).collect();
-        // Long digit strings are accounts or codes, not amounts.
-        if digits.len() > 9 {
+        // Long ungrouped digit strings are accounts, business numbers or codes, not amounts.
+        if digits.len() > 9 || (!grouped && digits.len() >= 8) {
             continue;
         }
-        let value: u64 = digits.parse().ok()?;
-        let scale = match caps.get(2).map(|m| m.as_str().to_lowercase()) {
-            Some(s) if s == "k" || s == "elfu" => 1_000,
-            Some(s) if s == "m" => 1_000_000,
-            _ => 1,
+        let whole: f64 = digits.parse().ok()?;
+        let fraction: f64 = caps
+            .get(2)
+            .and_then(|f| f.as_str().parse().ok())
+            .unwrap_or(0.0);
+        let scale = match caps.get(3).map(|m| m.as_str().to_lowercase()) {
+            Some(s) if s == "k" || s == "elfu" => 1_000.0,
+            Some(s) if s == "m" => 1_000_000.0,
+            _ => 1.0,
         };
+        let value = ((whole + fraction) * scale).round() as u64;
         if value > 0 {
-            return Some(value * scale);
+            return Some(value);
         }
     }
     spoken_number(&tokens(text))
@@ -151,14 +171,14 @@ pub fn spoken_number(words: &[String]) -> Option<u64> {
         };
         total = total.checked_add(value)?;
         at = next;
-        let continues = words.get(at).map(String::as_str) == Some("na")
-            && words.get(at + 1).is_some_and(|w| {
-                scale(w).is_some() || w == "mia" || tens(w).is_some() || unit(w).is_some()
-            });
-        if !continues {
-            break;
+        let starts =
+            |w: &String| scale(w).is_some() || w == "mia" || tens(w).is_some() || unit(w).is_some();
+        match words.get(at).map(String::as_str) {
+            Some("na") if words.get(at + 1).is_some_and(starts) => at += 1,
+            // `elfu mbili mia tano`: a hundreds group may follow a scale group directly.
+            Some("mia") if value >= 1_000 => {}
+            _ => break,
         }
-        at += 1;
     }
     Some(total).filter(|t| *t > 0)
 }
@@ -234,6 +254,11 @@ mod tests {
             assert_eq!(amount(text), Some(expected), "{text}");
         }
         assert_eq!(amount("kwa 0712345678"), None);
+        assert_eq!(amount("1.5m"), Some(1_500_000));
+        assert_eq!(amount("2.5k"), Some(2_500));
+        assert_eq!(amount("shilingi 10 000"), Some(10_000));
+        assert_eq!(amount("namba 12345678"), None);
+        assert_eq!(amount("elfu mbili mia tano"), Some(2_500));
         assert_eq!(amount("elfu tano kwa 0712345678"), Some(5_000));
     }
 

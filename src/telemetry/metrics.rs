@@ -103,7 +103,12 @@ pub async fn track(
 ) -> Response {
     let started = Instant::now();
     let route = route_of(request.uri().path(), &routes.0);
-    let method = request.method().as_str().to_string();
+    // Any method name can arrive before authentication; unknown ones share one label value.
+    let method = match request.method().as_str() {
+        m @ ("GET" | "POST" | "PUT" | "DELETE" | "HEAD" | "OPTIONS" | "PATCH") => m,
+        _ => "other",
+    }
+    .to_string();
     let response = next.run(request).await;
     let status = response.status().as_u16().to_string();
     metrics::counter!(HTTP_REQUESTS, "route" => route.clone(), "method" => method.clone(), "status" => status)

@@ -6,6 +6,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use super::{AgentError, AgentRequest, AgentTurn, Timings};
 use crate::actors::dialogue::{DialogueHandle, TurnRequest};
 use crate::actors::tts::{SynthesisError, TtsHandle};
+use crate::actors::ActorError;
 use crate::audio;
 use crate::tts::VoiceSettings;
 
@@ -73,22 +74,7 @@ async fn turn(state: &AgentArgs, request: AgentRequest) -> Result<AgentTurn, Age
         .await?;
     let dialogue_ms = started.elapsed().as_millis() as u64;
     let spoken = Instant::now();
-    let (sender, receiver) = tokio::sync::oneshot::channel();
-    let samples = state
-        .tts
-        .synthesize_then(
-            &request.voice_id,
-            &dialogue.reply.text,
-            VoiceSettings::default(),
-            move |samples| {
-                let wav = audio::encode_wav_16k(&samples);
-                let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));
-            },
-        )
-        .await?;
-    let audio_base64 = receiver
-        .await
-        .map_err(|_| SynthesisError::Engine("encoding the reply failed".into()))?;
+    let (samples, audio_base64) = speak(state, &request.voice_id, &dialogue.reply.text).await?;
     let tts_ms = spoken.elapsed().as_millis() as u64;
     Ok(AgentTurn {
         agent_text: dialogue.reply.text,
@@ -103,4 +89,39 @@ async fn turn(state: &AgentArgs, request: AgentRequest) -> Result<AgentTurn, Age
             total: started.elapsed().as_millis() as u64,
         },
     })
+}
+
+/// Synthesise the reply as base64 WAV. The dialogue has already acted (a flow may have moved money), so a busy
+/// synthesizer is waited out for a while rather than failing the turn.
+async fn speak(
+    state: &AgentArgs,
+    voice_id: &str,
+    text: &str,
+) -> Result<(usize, String), AgentError> {
+    let mut attempt = 0u32;
+    loop {
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        let outcome = state
+            .tts
+            .synthesize_then(voice_id, text, VoiceSettings::default(), move |samples| {
+                let wav = audio::encode_wav_16k(&samples);
+                let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));
+            })
+            .await;
+        match outcome {
+            Ok(samples) => {
+                let audio = receiver
+                    .await
+                    .map_err(|_| SynthesisError::Engine("encoding the reply failed".into()))?;
+                return Ok((samples, audio));
+            }
+            Err(SynthesisError::Actor(ActorError::Busy { .. } | ActorError::Restarting(_)))
+                if attempt < 40 =>
+            {
+                attempt += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
 }

@@ -7,6 +7,9 @@ use super::{DialogueTurn, SessionStore, TurnError, TurnRequest};
 use crate::dialogue::library::ScenarioLibrary;
 use crate::dialogue::{converse, DialogueBackend};
 
+/// Longest a turn may run (a little under what its caller waits).
+const TURN_BUDGET: Duration = Duration::from_secs(80);
+
 /// How often scenario files are checked for changes.
 const RELOAD_EVERY: Duration = Duration::from_secs(2);
 
@@ -68,7 +71,22 @@ impl Actor for DialogueActor {
             ToDialogueActor::Turn { request, reply } => {
                 let state = state.clone();
                 tokio::spawn(async move {
-                    let _ = reply.send(answer(&state, request).await);
+                    // The turn stops (its session lock released, no further tool calls) before the caller
+                    // gives up on it.
+                    let outcome =
+                        match tokio::time::timeout(TURN_BUDGET, answer(&state, request)).await {
+                            Ok(outcome) => outcome,
+                            Err(_) => Err(TurnError::Backend(
+                                crate::dialogue::DialogueError::Backend {
+                                    backend: state.backend.name(),
+                                    detail: format!(
+                                        "the turn took longer than {} s",
+                                        TURN_BUDGET.as_secs()
+                                    ),
+                                },
+                            )),
+                        };
+                    let _ = reply.send(outcome);
                 });
             }
         }

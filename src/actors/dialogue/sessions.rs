@@ -74,14 +74,22 @@ impl SessionStore {
             entry.used = now;
             return Ok((id.to_string(), Arc::clone(&entry.session)));
         }
-        if entries.len() >= self.capacity {
-            if let Some(oldest) = entries
+        // One key may hold a tenth of the sessions: beyond that its own oldest goes, so no key can push
+        // another's conversations out. When the store is full, the oldest of all goes.
+        let per_owner = (self.capacity / 10).max(1);
+        let own = entries.values().filter(|e| e.owner == owner).count();
+        let victim = if own >= per_owner {
+            entries
                 .iter()
+                .filter(|(_, e)| e.owner == owner)
                 .min_by_key(|(_, e)| e.used)
-                .map(|(k, _)| k.clone())
-            {
-                entries.remove(&oldest);
-            }
+        } else if entries.len() >= self.capacity {
+            entries.iter().min_by_key(|(_, e)| e.used)
+        } else {
+            None
+        };
+        if let Some(victim) = victim.map(|(k, _)| k.clone()) {
+            entries.remove(&victim);
         }
         let id = format!("ses_{}", uuid::Uuid::new_v4().simple());
         let session = SharedSession::default();
@@ -130,6 +138,20 @@ mod tests {
         for _ in 0..5 {
             store.open("key-a", "general", None).expect("new");
         }
-        assert_eq!(store.len(), 2);
+        assert_eq!(
+            store.len(),
+            1,
+            "a key holds a tenth of the store (at least one)"
+        );
+        let big = SessionStore::new(Duration::from_secs(60), 20);
+        let (kept, _) = big.open("key-a", "general", None).expect("new");
+        for _ in 0..50 {
+            big.open("key-b", "general", None).expect("new");
+        }
+        assert!(
+            big.open("key-a", "general", Some(&kept)).is_ok(),
+            "key-b cannot push key-a out"
+        );
+        assert_eq!(big.len(), 3);
     }
 }
