@@ -238,3 +238,20 @@ pub fn temp_dir() -> tempfile::TempDir {
 pub fn path_of(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().to_path_buf()
 }
+
+/// Assert a problem answer (status, `application/problem+json`, the same status in the body) and return its body.
+pub fn problem_body(reply: &Reply, status: u16) -> serde_json::Value {
+    assert_eq!(
+        reply.status,
+        status,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(
+        reply.header("content-type"),
+        Some("application/problem+json")
+    );
+    let body = reply.json();
+    assert_eq!(body["status"], status);
+    body
+}
