@@ -22,6 +22,7 @@ pub mod audio;
 pub mod config;
 pub mod dialogue;
 pub mod http;
+pub mod models;
 pub mod server;
 pub mod storage;
 pub mod telemetry;

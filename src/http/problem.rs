@@ -262,6 +262,7 @@ impl From<TtsError> for ApiError {
             TtsError::EmptyText | TtsError::NothingToSay | TtsError::SettingOutOfRange { .. } => {
                 ApiError::unprocessable(detail)
             }
+            TtsError::Engine(_) => ApiError::unavailable("synthesis_failed", detail, 1),
         }
     }
 }

@@ -4,6 +4,7 @@
 //!   acronyms) into words; [`lexicon`] holds the pronunciation exceptions.
 //! - [`g2p`] turns words into phonemes, syllables, stress and phrase intonation.
 //! - [`formant`] renders phonemes with a rule-based formant synthesizer (no model files).
+//! - [`vits`] runs neural VITS voices (MMS-TTS, Piper) through ONNX Runtime.
 //! - [`voices`] puts them together behind the [`Synthesizer`] trait that every voice implements.
 
 pub mod catalog;
@@ -11,6 +12,7 @@ pub mod formant;
 pub mod g2p;
 pub mod lexicon;
 pub mod normalize;
+pub mod vits;
 pub mod voices;
 
 pub use voices::{EmbeddedVoice, Synthesizer};
@@ -93,4 +95,7 @@ pub enum TtsError {
         /// Highest allowed.
         max: f32,
     },
+    /// The engine failed on this input (ONNX Runtime reported an error).
+    #[error("the synthesis engine failed: {0}")]
+    Engine(String),
 }

@@ -1,0 +1,432 @@
+//! Neural Swahili voices: VITS graphs run through ONNX Runtime, in the two layouts people publish.
+//!
+//! - **MMS-TTS** (Meta's `facebook/mms-tts-swh` exported from Hugging Face, or a sherpa-onnx export): a folder with
+//!   the graph (`model.onnx`, `onnx/model.onnx` or a single `*.onnx`) and its character vocabulary (`vocab.json` or
+//!   `tokens.txt`); `config.json` / `tokenizer_config.json` or the graph's metadata give the sample rate and
+//!   whether blanks are interleaved. Text is read letter by letter, so it is normalised first (MMS cannot read
+//!   digits).
+//! - **Piper**: `voice.onnx` + `voice.onnx.json` (`phoneme_id_map`, sample rate, speakers, default scales), fed
+//!   with the espeak-compatible IPA of our own G2P ([`ipa`]).
+//!
+//! Text is split into sentences (and overlong sentences into clauses); each is synthesised on its own — in
+//! parallel over idle synthesis workers — resampled to 16 kHz and joined with a short pause.
+
+mod graph;
+pub mod ipa;
+pub mod tokens;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use self::graph::{Inputs, Scales};
+use self::tokens::{CharVocab, PhonemeIds};
+use super::g2p;
+use super::lexicon::Lexicon;
+use super::normalize::{normalize_with, split_clauses, split_sentences};
+use super::{Synthesizer, TtsError, VoiceSettings};
+use crate::audio::resample::to_16k;
+use crate::models::{self, ModelError, ModelSettings, SessionPool};
+
+/// Silence between sentences.
+const SENTENCE_PAUSE_SECONDS: f32 = 0.2;
+/// Sentences longer than this are synthesised clause by clause.
+const MAX_PIECE_CHARS: usize = 400;
+
+/// How text becomes token ids.
+enum Front {
+    /// MMS-TTS: normalised letters.
+    Characters(CharVocab),
+    /// Piper: espeak-compatible IPA.
+    Phonemes(PhonemeIds),
+}
+
+/// Which published layout a voice was loaded from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Hugging Face / sherpa-onnx MMS-TTS export.
+    Mms,
+    /// Piper voice.
+    Piper,
+}
+
+/// How to load a voice.
+#[derive(Debug, Clone)]
+pub struct VitsOptions {
+    /// Speaker of a multi-speaker model.
+    pub speaker: i64,
+    /// Sessions run at once (the synthesis worker count).
+    pub sessions: usize,
+    /// Runtime library, threads, optimisation.
+    pub models: ModelSettings,
+    /// Pronunciation exceptions.
+    pub lexicon: Lexicon,
+}
+
+/// A VITS voice.
+pub struct VitsVoice {
+    pool: SessionPool,
+    inputs: Inputs,
+    front: Front,
+    lexicon: Lexicon,
+    layout: Layout,
+    sample_rate: u32,
+    speaker: i64,
+    /// The voice's own length scale (Piper configs may slow or speed a voice); multiplied by 1 / speaking_rate.
+    base_length_scale: f32,
+}
+
+impl VitsVoice {
+    /// Load a voice from a model folder or graph file (the layout is recognised from the files beside it).
+    pub fn load(model: &Path, options: &VitsOptions) -> Result<Self, ModelError> {
+        let files = Files::find(model)?;
+        let threads = models::intra_threads(&options.models, options.sessions);
+        let (graph, settings) = (files.graph.clone(), options.models.clone());
+        let pool = SessionPool::new(options.sessions, move || {
+            models::session(&graph, &settings, threads)
+        })?;
+        let (inputs, metadata) = pool.inspect(|session| {
+            let inputs = Inputs::recognise(&files.graph, session);
+            let metadata: HashMap<String, String> = session
+                .metadata()
+                .ok()
+                .map(|m| {
+                    ["sample_rate", "add_blank", "n_speakers"]
+                        .into_iter()
+                        .filter_map(|k| m.custom(k).map(|v| (k.to_string(), v)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (inputs, metadata)
+        })?;
+        let inputs = inputs?;
+        let (front, sample_rate, speakers, base_length_scale) = match &files.text {
+            TextFiles::Mms {
+                vocab,
+                config,
+                tokenizer,
+            } => {
+                let (rate, add_blank) = mms_settings(config, tokenizer, &metadata)?;
+                let front = if vocab.extension().is_some_and(|e| e == "json") {
+                    CharVocab::from_json(vocab, add_blank)?
+                } else {
+                    CharVocab::from_tokens_txt(vocab, add_blank)?
+                };
+                let speakers = metadata
+                    .get("n_speakers")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(1);
+                (Front::Characters(front), rate, speakers, 1.0)
+            }
+            TextFiles::Piper { config } => {
+                let piper = PiperConfig::read(config)?;
+                let ids = PhonemeIds::new(config, piper.phoneme_id_map)?;
+                (
+                    Front::Phonemes(ids),
+                    piper.audio.sample_rate,
+                    piper.num_speakers,
+                    piper.inference.length_scale,
+                )
+            }
+        };
+        if options.speaker < 0 || options.speaker >= speakers.max(1) {
+            return Err(ModelError::invalid(
+                &files.graph,
+                format!(
+                    "speaker {} is not one of its {speakers} speakers",
+                    options.speaker
+                ),
+            ));
+        }
+        if speakers > 1 && !inputs.takes_speaker() {
+            return Err(ModelError::invalid(
+                &files.graph,
+                "a multi-speaker model without a speaker input",
+            ));
+        }
+        Ok(Self {
+            layout: match front {
+                Front::Characters(_) => Layout::Mms,
+                Front::Phonemes(_) => Layout::Piper,
+            },
+            pool,
+            inputs,
+            front,
+            lexicon: options.lexicon.clone(),
+            sample_rate,
+            speaker: options.speaker,
+            base_length_scale,
+        })
+    }
+
+    /// The layout the voice was loaded from.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The model's own sample rate (output is always resampled to 16 kHz).
+    pub fn sample_rate(&self) -> u32 {
+        self.sample_rate
+    }
+
+    /// The token ids one sentence is synthesised from (after normalisation and, for Piper, G2P).
+    pub fn token_ids(&self, sentence: &str) -> Vec<i64> {
+        let words = normalize_with(sentence, &self.lexicon);
+        match &self.front {
+            Front::Characters(vocab) => vocab.encode(&words),
+            Front::Phonemes(ids) => ids.encode(&self.ipa(sentence)),
+        }
+    }
+
+    /// The espeak-compatible IPA of one sentence (what a Piper voice reads).
+    pub fn ipa(&self, sentence: &str) -> String {
+        let words = normalize_with(sentence, &self.lexicon);
+        ipa::transcription(&g2p::transcribe(&words, &self.lexicon))
+    }
+
+    /// Run the graph on token ids; samples at the model's own rate.
+    pub fn run_ids(&self, ids: &[i64], settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
+        let scales = Scales {
+            noise: settings.noise_scale,
+            length: self.base_length_scale / settings.speaking_rate,
+            noise_w: settings.noise_scale_duration,
+        };
+        self.pool
+            .with(|session| self.inputs.run(session, ids, scales, self.speaker))
+            .map_err(|e| TtsError::Engine(e.to_string()))?
+            .map_err(TtsError::Engine)
+    }
+
+    /// One sentence at 16 kHz; empty when it holds nothing the voice can read.
+    fn sentence(&self, sentence: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
+        let ids = self.token_ids(sentence);
+        let readable = match &self.front {
+            Front::Characters(_) => ids.iter().any(|&id| id != 0),
+            Front::Phonemes(_) => ids.len() > 3,
+        };
+        if !readable {
+            return Ok(Vec::new());
+        }
+        let samples = self.run_ids(&ids, settings)?;
+        Ok(to_16k(&samples, self.sample_rate))
+    }
+}
+
+impl Synthesizer for VitsVoice {
+    fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
+        let mut samples = Vec::new();
+        for (index, piece) in self.pieces(text, settings)?.iter().enumerate() {
+            samples.extend(self.synthesize_piece(piece, index, settings)?);
+        }
+        if samples.is_empty() {
+            return Err(TtsError::NothingToSay);
+        }
+        Ok(samples)
+    }
+
+    fn engine(&self) -> &'static str {
+        "vits"
+    }
+
+    fn pieces(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<String>, TtsError> {
+        settings.validate()?;
+        if text.trim().is_empty() {
+            return Err(TtsError::EmptyText);
+        }
+        Ok(split_sentences(text)
+            .iter()
+            .flat_map(|sentence| split_clauses(sentence, MAX_PIECE_CHARS))
+            .collect())
+    }
+
+    fn synthesize_piece(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+    ) -> Result<Vec<f32>, TtsError> {
+        let audio = self.sentence(piece, settings)?;
+        if index == 0 || audio.is_empty() {
+            return Ok(audio);
+        }
+        let pause = (SENTENCE_PAUSE_SECONDS * crate::audio::SAMPLE_RATE as f32) as usize;
+        let mut out = vec![0.0; pause];
+        out.extend(audio);
+        Ok(out)
+    }
+}
+
+/// The files of a voice on disk.
+struct Files {
+    graph: PathBuf,
+    text: TextFiles,
+}
+
+enum TextFiles {
+    Mms {
+        vocab: PathBuf,
+        config: Option<PathBuf>,
+        tokenizer: Option<PathBuf>,
+    },
+    Piper {
+        config: PathBuf,
+    },
+}
+
+impl Files {
+    fn find(model: &Path) -> Result<Self, ModelError> {
+        let missing = |path: &Path| ModelError::Missing {
+            path: path.to_path_buf(),
+        };
+        if !model.exists() {
+            return Err(missing(model));
+        }
+        let (graph, folder) = if model.is_dir() {
+            (find_graph(model)?, model.to_path_buf())
+        } else {
+            (
+                model.to_path_buf(),
+                model.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            )
+        };
+        let piper = PathBuf::from(format!("{}.json", graph.display()));
+        if piper.is_file() {
+            return Ok(Self {
+                graph,
+                text: TextFiles::Piper { config: piper },
+            });
+        }
+        // Hugging Face exports keep the graph in `onnx/` and the tokenizer files one level up.
+        let roots: Vec<PathBuf> = [
+            Some(folder.clone()),
+            graph.parent().map(Path::to_path_buf),
+            folder.parent().map(Path::to_path_buf),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let first = |name: &str| roots.iter().map(|r| r.join(name)).find(|p| p.is_file());
+        let vocab = first("vocab.json")
+            .or_else(|| first("tokens.txt"))
+            .ok_or_else(|| missing(&folder.join("vocab.json")))?;
+        Ok(Self {
+            graph,
+            text: TextFiles::Mms {
+                vocab,
+                config: first("config.json"),
+                tokenizer: first("tokenizer_config.json"),
+            },
+        })
+    }
+}
+
+/// The graph in a model folder: `model.onnx`, `onnx/model.onnx`, or the only `*.onnx`.
+fn find_graph(folder: &Path) -> Result<PathBuf, ModelError> {
+    for candidate in [
+        folder.join("model.onnx"),
+        folder.join("onnx").join("model.onnx"),
+    ] {
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    let graphs: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map_err(|e| ModelError::invalid(folder, e))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "onnx"))
+        .collect();
+    match graphs.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(ModelError::Missing {
+            path: folder.join("model.onnx"),
+        }),
+        _ => Err(ModelError::invalid(
+            folder,
+            "holds several *.onnx graphs; name one as the voice's model",
+        )),
+    }
+}
+
+/// Sample rate and blank interleaving of an MMS export.
+fn mms_settings(
+    config: &Option<PathBuf>,
+    tokenizer: &Option<PathBuf>,
+    metadata: &HashMap<String, String>,
+) -> Result<(u32, bool), ModelError> {
+    let json = |path: &Path| -> Result<serde_json::Value, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::invalid(path, e))?;
+        serde_json::from_str(&text).map_err(|e| ModelError::invalid(path, e))
+    };
+    let mut rate = metadata.get("sample_rate").and_then(|r| r.parse().ok());
+    if let Some(path) = config {
+        if let Some(r) = json(path)?.get("sampling_rate").and_then(|r| r.as_u64()) {
+            rate = Some(r as u32);
+        }
+    }
+    let mut add_blank = metadata.get("add_blank").map(|b| b == "1" || b == "true");
+    if let Some(path) = tokenizer {
+        if let Some(b) = json(path)?.get("add_blank").and_then(|b| b.as_bool()) {
+            add_blank = Some(b);
+        }
+    }
+    Ok((rate.unwrap_or(16_000), add_blank.unwrap_or(true)))
+}
+
+/// The parts of a Piper `*.onnx.json` we use.
+#[derive(Debug, Deserialize)]
+struct PiperConfig {
+    audio: PiperAudio,
+    #[serde(default)]
+    phoneme_type: Option<String>,
+    phoneme_id_map: HashMap<String, Vec<i64>>,
+    #[serde(default = "one")]
+    num_speakers: i64,
+    #[serde(default)]
+    inference: PiperInference,
+}
+
+fn one() -> i64 {
+    1
+}
+
+#[derive(Debug, Deserialize)]
+struct PiperAudio {
+    sample_rate: u32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(default)]
+struct PiperInference {
+    length_scale: f32,
+}
+
+impl Default for PiperInference {
+    fn default() -> Self {
+        Self { length_scale: 1.0 }
+    }
+}
+
+impl PiperConfig {
+    fn read(path: &Path) -> Result<Self, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::invalid(path, e))?;
+        let config: PiperConfig =
+            serde_json::from_str(&text).map_err(|e| ModelError::invalid(path, e))?;
+        match config.phoneme_type.as_deref() {
+            None | Some("espeak") => {}
+            Some(other) => {
+                return Err(ModelError::invalid(
+                    path,
+                    format!("phoneme_type {other:?} is not supported (only espeak phonemes)"),
+                ))
+            }
+        }
+        if !(8_000..=48_000).contains(&config.audio.sample_rate) {
+            return Err(ModelError::invalid(
+                path,
+                "audio.sample_rate is out of range",
+            ));
+        }
+        Ok(config)
+    }
+}
