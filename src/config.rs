@@ -9,6 +9,7 @@ use config::{Config, Environment, File, FileFormat};
 use serde::{Deserialize, Serialize};
 
 use crate::dialogue::settings::DialogueSettings;
+use crate::models::ModelSettings;
 
 /// Everything an operator can set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -30,6 +31,8 @@ pub struct Settings {
     pub supervisor: SupervisorSettings,
     /// The voice agent's dialogue layer.
     pub dialogue: DialogueSettings,
+    /// Model files and ONNX Runtime.
+    pub models: ModelSettings,
     /// `GET /metrics`.
     pub metrics: MetricsSettings,
     /// Logging.
@@ -145,6 +148,83 @@ pub struct TtsSettings {
     pub workers: usize,
     /// Requests that may wait for a worker; beyond that callers get 503 `server_busy`.
     pub queue: usize,
+    /// Neural voices (`[[tts.voices]]`), listed after the two built-in ones.
+    pub voices: Vec<VoiceSettingsEntry>,
+}
+
+/// One `[[tts.voices]]` entry: a neural voice and where its model lives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceSettingsEntry {
+    /// Identifier used in paths and requests.
+    pub id: String,
+    /// Human-readable name.
+    pub name: String,
+    /// The engine: `vits` (MMS-TTS or Piper layout, recognised from the files).
+    #[serde(default = "vits")]
+    pub engine: String,
+    /// A model folder or graph file; relative paths are read from `models.dir`.
+    pub model: PathBuf,
+    /// `<language>-<REGION>`.
+    #[serde(default = "sw_tz")]
+    pub locale: String,
+    /// Speaker gender.
+    #[serde(default)]
+    pub gender: String,
+    /// One-line description.
+    #[serde(default)]
+    pub description: String,
+    /// The model's licence, shown in the voice list (MMS-TTS is CC-BY-NC-4.0: not for commercial use).
+    #[serde(default)]
+    pub licence: Option<String>,
+    /// Speaker of a multi-speaker model.
+    #[serde(default)]
+    pub speaker: i64,
+    /// The `models/catalog.toml` entry that installs the model (named in the inactive voice's detail).
+    #[serde(default)]
+    pub catalog: Option<String>,
+}
+
+fn vits() -> String {
+    "vits".into()
+}
+
+fn sw_tz() -> String {
+    "sw-TZ".into()
+}
+
+impl VoiceSettingsEntry {
+    /// The voices `config/default.toml` declares: Meta's MMS-TTS Swahili and a Piper Swahili voice, inactive
+    /// until their models are installed.
+    pub fn shipped() -> Vec<Self> {
+        vec![
+            Self {
+                id: "mms-swh".into(),
+                name: "MMS Swahili".into(),
+                engine: vits(),
+                model: PathBuf::from("mms-tts-swh"),
+                locale: "sw-TZ".into(),
+                gender: "male".into(),
+                description: "Meta MMS-TTS Swahili (VITS); non-commercial licence".into(),
+                licence: Some("CC-BY-NC-4.0".into()),
+                speaker: 0,
+                catalog: Some("mms-tts-swh".into()),
+            },
+            Self {
+                id: "piper-lanfrica".into(),
+                name: "Lanfrica (Piper)".into(),
+                engine: vits(),
+                model: PathBuf::from("piper-sw-lanfrica/sw_CD-lanfrica-medium.onnx"),
+                locale: "sw-CD".into(),
+                gender: "male".into(),
+                description:
+                    "Piper Swahili voice sw_CD-lanfrica-medium (VITS), read through our G2P".into(),
+                licence: Some("CC-BY-4.0".into()),
+                speaker: 0,
+                catalog: Some("piper-sw-lanfrica".into()),
+            },
+        ]
+    }
 }
 
 impl Default for TtsSettings {
@@ -154,6 +234,7 @@ impl Default for TtsSettings {
             agent_voice: "baraka".into(),
             workers: 2,
             queue: 32,
+            voices: VoiceSettingsEntry::shipped(),
         }
     }
 }
@@ -315,6 +396,26 @@ impl Settings {
         }
         if self.tts.workers == 0 {
             return invalid("tts.workers", "must be at least 1");
+        }
+        let mut ids = std::collections::HashSet::new();
+        for voice in &self.tts.voices {
+            if voice.id.is_empty()
+                || !voice
+                    .id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return invalid("tts.voices.id", "must be letters, digits, `-` or `_`");
+            }
+            if !ids.insert(voice.id.as_str()) || ["zuri", "baraka"].contains(&voice.id.as_str()) {
+                return invalid("tts.voices.id", &format!("{:?} is used twice", voice.id));
+            }
+            if voice.engine != "vits" {
+                return invalid(
+                    "tts.voices.engine",
+                    &format!("{:?} is not an engine (only \"vits\")", voice.engine),
+                );
+            }
         }
         if self.jobs.workers == 0 {
             return invalid("jobs.workers", "must be at least 1");

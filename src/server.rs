@@ -69,7 +69,10 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
     let keys = KeyRing::new(&settings.auth.api_keys);
     keys.refresh(&db).await?;
 
-    let voices = Arc::new(VoiceRegistry::builtin());
+    let voices = Arc::new(VoiceRegistry::from_settings(
+        &settings,
+        crate::tts::lexicon::Lexicon::embedded(),
+    ));
     for (key, voice) in [
         ("tts.default_voice", &settings.tts.default_voice),
         ("tts.agent_voice", &settings.tts.agent_voice),

@@ -76,7 +76,10 @@ pub fn voices(args: VoicesArgs) -> anyhow::Result<()> {
         let list: serde_json::Value = serde_json::from_slice(&bytes)?;
         list["voices"].as_array().cloned().unwrap_or_default()
     } else {
-        let local = VoiceRegistry::builtin().list(None);
+        let settings = sauti::config::Settings::load(std::path::Path::new("config"), None)?;
+        let local =
+            VoiceRegistry::from_settings(&settings, sauti::tts::lexicon::Lexicon::embedded())
+                .list(None);
         serde_json::to_value(local)?
             .as_array()
             .cloned()

@@ -273,7 +273,7 @@ impl From<SynthesisError> for ApiError {
         match error {
             SynthesisError::Invalid(invalid) => invalid.into(),
             SynthesisError::UnknownVoice(_) => ApiError::not_found(detail),
-            SynthesisError::InactiveVoice(_) => {
+            SynthesisError::InactiveVoice { .. } => {
                 ApiError::unavailable("voice_inactive", detail, 3600)
             }
             SynthesisError::Engine(_) => ApiError::unavailable("synthesis_failed", detail, 1),

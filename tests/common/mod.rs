@@ -4,6 +4,8 @@
 
 pub mod fake_http;
 
+use std::sync::OnceLock;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -38,6 +40,7 @@ impl Server {
             .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
             .env("SAUTI__SERVER__PUBLIC_BASE_URL", "https://api.sauti.test")
             .env("SAUTI__STORAGE__DATA_DIR", data_dir)
+            .env("SAUTI__MODELS__DIR", data_dir.join("models"))
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -254,4 +257,32 @@ pub fn problem_body(reply: &Reply, status: u16) -> serde_json::Value {
     let body = reply.json();
     assert_eq!(body["status"], status);
     body
+}
+
+/// The ONNX Runtime library: `ORT_DYLIB_PATH`, or the one `tools/onnxruntime.sh` installs from PyPI (it is
+/// installed on first use, so the neural-voice tests always run).
+pub fn onnxruntime() -> PathBuf {
+    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
+    LIBRARY
+        .get_or_init(|| {
+            if let Some(path) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
+                return PathBuf::from(path);
+            }
+            let out = Command::new("bash")
+                .arg("tools/onnxruntime.sh")
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .stderr(Stdio::inherit())
+                .output()
+                .expect("bash runs tools/onnxruntime.sh");
+            assert!(out.status.success(), "tools/onnxruntime.sh failed");
+            PathBuf::from(String::from_utf8(out.stdout).expect("a path").trim())
+        })
+        .clone()
+}
+
+/// A file under `tests/fixtures`.
+pub fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
 }

@@ -70,13 +70,19 @@ impl Actor for TtsActor {
             then,
             reply,
         } = message;
-        if state.voices.get(&voice_id).is_none() {
-            let _ = reply.send(Err(SynthesisError::UnknownVoice(voice_id)));
-            return Ok(());
-        }
-        let Some(synthesizer) = state.voices.synthesizer(&voice_id) else {
-            let _ = reply.send(Err(SynthesisError::InactiveVoice(voice_id)));
-            return Ok(());
+        let synthesizer = match state.voices.synthesizer(&voice_id) {
+            None => {
+                let _ = reply.send(Err(SynthesisError::UnknownVoice(voice_id)));
+                return Ok(());
+            }
+            Some(Err(reason)) => {
+                let _ = reply.send(Err(SynthesisError::InactiveVoice {
+                    voice: voice_id,
+                    reason,
+                }));
+                return Ok(());
+            }
+            Some(Ok(synthesizer)) => synthesizer,
         };
         let Ok(admitted) = Arc::clone(&state.admission).try_acquire_owned() else {
             let busy = ActorError::Busy {

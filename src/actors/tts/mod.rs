@@ -24,8 +24,13 @@ pub enum SynthesisError {
     #[error("voice {0:?} not found")]
     UnknownVoice(String),
     /// The voice is listed but cannot synthesise (503).
-    #[error("voice {0:?} is inactive: its model or runtime is not installed")]
-    InactiveVoice(String),
+    #[error("voice {voice:?} is inactive: {reason}")]
+    InactiveVoice {
+        /// The voice asked for.
+        voice: String,
+        /// What is missing and how to install it.
+        reason: String,
+    },
     /// The synthesizer failed on this input (a bug; 503 so the client may retry).
     #[error("synthesis failed: {0}")]
     Engine(String),

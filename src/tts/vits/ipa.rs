@@ -61,18 +61,32 @@ fn closing(end: PhraseEnd) -> char {
     }
 }
 
-/// One word: its phonemes with `ˈ` before the nucleus of the stressed syllable (only in words of two or more
-/// syllables, and in one-syllable words made of a syllabic nasal and a vowel syllable, as espeak does).
+/// One word as espeak writes it: `ˈ` before the nucleus of the stressed syllable (words of two or more
+/// syllables), `ˌ` before the nucleus of every second syllable counted from the first while at least one syllable
+/// separates it from the stressed one, and a syllabic nasal marked `m̩`/`n̩` only when it carries the stress.
 fn word(word: &Word, out: &mut String) {
-    let stress = word.syllables.len() > 1;
+    let several = word.syllables.len() > 1;
     for (index, syllable) in word.syllables.iter().enumerate() {
-        let mut marked = !(stress && index == word.stressed);
+        let stressed = several && index == word.stressed;
+        let mark = if stressed {
+            Some('ˈ')
+        } else if index % 2 == 0 && index + 2 <= word.stressed {
+            Some('ˌ')
+        } else {
+            None
+        };
+        let mut pending = mark;
         for &phoneme in &syllable.phonemes {
-            if !marked && phoneme.is_syllabic() {
-                out.push('ˈ');
-                marked = true;
+            if phoneme.is_syllabic() {
+                if let Some(mark) = pending.take() {
+                    out.push(mark);
+                }
             }
-            out.push_str(symbols(phoneme));
+            out.push_str(match phoneme {
+                Phoneme::SylM if !stressed => "m",
+                Phoneme::SylN if !stressed => "n",
+                other => symbols(other),
+            });
         }
     }
 }
@@ -129,6 +143,17 @@ mod tests {
             ("nzuri", "nzˈuri."),
             ("mwalimu", "mwalˈimu."),
             ("zawadi", "zawˈadi."),
+            ("mtoto", "mtˈoto."),
+            ("mkate", "mkˈate."),
+            ("mjini", "mɟˈini."),
+            ("kitabu", "kitˈabu."),
+            ("anakula", "ˌanakˈula."),
+            ("asubuhi", "ˌasubˈuhi."),
+            ("kiswahili", "kˌiswahˈili."),
+            ("hospitalini", "hˌospitalˈini."),
+            ("alipokuwa", "ˌalipokˈuwa."),
+            ("nitakapokuwa", "nˌitakˌapokˈuwa."),
+            ("tutakapokwenda", "tˌutakˌapokwˈenda."),
         ] {
             assert_eq!(ipa(text), espeak, "{text}");
         }
