@@ -23,6 +23,11 @@ if [ ! -d target/browser/node_modules/playwright-core ]; then
   (cd target/browser && npm install --no-save --no-audit --no-fund --loglevel=error playwright-core@1.65.1)
 fi
 
+echo "== ONNX Runtime from PyPI (the neural-voice tests run it)"
+ORT_DYLIB_PATH="$(bash tools/onnxruntime.sh)"
+export ORT_DYLIB_PATH
+echo "   $ORT_DYLIB_PATH"
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 

@@ -31,11 +31,26 @@ impl Server {
         Self::start_raw(data_dir, &all)
     }
 
+    /// Start with the two test keys, an extra configuration file (`serve --config FILE`) and environment.
+    pub fn start_with_config(data_dir: &Path, config: &Path, env: &[(&str, &str)]) -> Server {
+        let keys = format!("{KEY_A},{KEY_B}");
+        let mut all: Vec<(&str, &str)> = vec![("SAUTI__AUTH__API_KEYS", keys.as_str())];
+        all.extend_from_slice(env);
+        Self::spawn(data_dir, Some(config), &all)
+    }
+
     /// Start with exactly the given environment settings (plus data dir and port 0).
     pub fn start_raw(data_dir: &Path, env: &[(&str, &str)]) -> Server {
+        Self::spawn(data_dir, None, env)
+    }
+
+    fn spawn(data_dir: &Path, config: Option<&Path>, env: &[(&str, &str)]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_sauti"));
+        command.arg("serve");
+        if let Some(config) = config {
+            command.arg("--config").arg(config);
+        }
         command
-            .arg("serve")
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
             .env("SAUTI__SERVER__PUBLIC_BASE_URL", "https://api.sauti.test")
