@@ -3,6 +3,7 @@
 mod agent;
 mod audio;
 mod client;
+mod models;
 mod scenario;
 mod serve;
 mod text;
@@ -53,6 +54,9 @@ enum Command {
     /// Follow synthesis jobs on a server.
     #[command(subcommand)]
     Jobs(client::JobsCommand),
+    /// The model catalog: list fetchable models, download and install them.
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
     /// Transcribe an audio file (needs a speech recognition model; none is installed in this build).
     Stt {
         /// The audio file.
@@ -72,6 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Converse(args) => agent::run(args),
         Command::Voices(args) => client::voices(args),
         Command::Jobs(command) => client::jobs(command),
+        Command::Models(command) => models::run(command),
         Command::Stt { file } => Err(anyhow::anyhow!(
             "speech recognition is not available: no recognition model is installed, so {} cannot be transcribed",
             file.display()
