@@ -14,6 +14,9 @@ use std::time::Instant;
 use sauti::tts::normalize::normalize;
 
 const RUNS: usize = 3;
+
+/// engine, variant, characters, seconds, audio seconds, max |diff| from the fp32 graph.
+type Row = (String, String, usize, f64, f64, Option<f64>);
 const KEY: &str = "bench-key-000001";
 const PARAGRAPH: &str = "Habari ya asubuhi, karibu kwenye huduma ya benki yetu. Salio lako ni TSh 12,500 tarehe \
 12/03/2025. Ukitaka kutuma pesa, sema kiasi na namba ya simu ya mpokeaji. Tawi letu liko wazi kuanzia saa 08:00 \
@@ -163,7 +166,7 @@ fn main() {
     let server = start_server(&config, data.path(), &library);
 
     // sauti before and after the references, so drift over the run shows and is averaged.
-    let mut rows: Vec<(String, String, usize, f64, f64, Option<f64>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let sauti = |rows: &mut Vec<_>| {
         for (chars, text) in &texts {
             for voice in ["bench-fp32", "bench-int8"] {
@@ -205,7 +208,7 @@ fn main() {
     print_table(&rows);
 }
 
-fn print_table(rows: &[(String, String, usize, f64, f64, Option<f64>)]) {
+fn print_table(rows: &[Row]) {
     let median_of = |engine: &str, variant: &str, chars: usize| {
         let mut v: Vec<f64> = rows
             .iter()
