@@ -30,7 +30,8 @@ pub struct ModelSettings {
     pub dir: PathBuf,
     /// The ONNX Runtime shared library (`libonnxruntime.so.*`). Empty: the `ORT_DYLIB_PATH` environment variable.
     pub onnxruntime: PathBuf,
-    /// Threads one session uses for one operator; 0: the machine's cores divided by `tts.workers`.
+    /// Threads one session uses for one operator; 0: all the machine's cores (a lone request uses them all;
+    /// concurrent sessions share them, which costs little with spinning off).
     pub intra_threads: usize,
     /// Threads that run independent operators at once (1 runs the graph sequentially).
     pub inter_threads: usize,
@@ -145,13 +146,12 @@ pub fn library_path(settings: &ModelSettings) -> Result<PathBuf, String> {
     }
 }
 
-/// Threads per session: the configured count, or the machine's cores shared among `sessions` concurrent ones.
-pub fn intra_threads(settings: &ModelSettings, sessions: usize) -> usize {
+/// Threads per session: the configured count, or every core.
+pub fn intra_threads(settings: &ModelSettings) -> usize {
     if settings.intra_threads > 0 {
         return settings.intra_threads;
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores / sessions.max(1)).max(1)
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Build a session for `path` — the one place sessions are made.

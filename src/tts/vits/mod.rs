@@ -81,7 +81,7 @@ impl VitsVoice {
     /// Load a voice from a model folder or graph file (the layout is recognised from the files beside it).
     pub fn load(model: &Path, options: &VitsOptions) -> Result<Self, ModelError> {
         let files = Files::find(model)?;
-        let threads = models::intra_threads(&options.models, options.sessions);
+        let threads = models::intra_threads(&options.models);
         let (graph, settings) = (files.graph.clone(), options.models.clone());
         let pool = SessionPool::new(options.sessions, move || {
             models::session(&graph, &settings, threads)
