@@ -169,7 +169,12 @@ fn main() {
     let mut rows: Vec<Row> = Vec::new();
     let sauti = |rows: &mut Vec<_>| {
         for (chars, text) in &texts {
-            for voice in ["bench-fp32", "bench-int8"] {
+            let voices: &[&str] = if *chars <= 200 {
+                &["bench-fp32", "bench-int8"]
+            } else {
+                &["bench-fp32"]
+            };
+            for &voice in voices {
                 let (seconds, audio) = http(&server, voice, text, RUNS);
                 rows.push((
                     "sauti HTTP".into(),

@@ -15,10 +15,13 @@ target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import js
 data=$(mktemp -d)
 log=$(mktemp)
 key="schemathesis-key-0123456789"
+# Only voices that can speak: the shipped neural voices are inactive without their models and rightly answer 503
+# (tests/neural_voices.rs covers that), which schemathesis would count as server errors.
+printf '[tts]\nvoices = []\n' >"$data/voices.toml"
 SAUTI__SERVER__BIND=127.0.0.1:0 SAUTI__STORAGE__DATA_DIR="$data" SAUTI__AUTH__API_KEYS="$key" \
   SAUTI__LIMITS__SYNTHESIS_PER_MINUTE=100000000 SAUTI__LIMITS__DEFAULT_PER_MINUTE=100000000 \
   SAUTI__LIMITS__STATUS_PER_MINUTE=100000000 RUST_LOG=error \
-  "$target_dir/release/sauti" serve >"$log" 2>&1 &
+  "$target_dir/release/sauti" serve --config "$data/voices.toml" >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -rf "$data" "$log"' EXIT
 for _ in $(seq 100); do
