@@ -175,14 +175,17 @@ impl VitsVoice {
         let words = normalize_with(sentence, &self.lexicon);
         match &self.front {
             Front::Characters(vocab) => vocab.encode(&words),
-            Front::Phonemes(ids) => ids.encode(&self.ipa(sentence)),
+            Front::Phonemes(ids) => ids.encode(&self.ipa_of_words(&words)),
         }
     }
 
     /// The espeak-compatible IPA of one sentence (what a Piper voice reads).
     pub fn ipa(&self, sentence: &str) -> String {
-        let words = normalize_with(sentence, &self.lexicon);
-        ipa::transcription(&g2p::transcribe(&words, &self.lexicon))
+        self.ipa_of_words(&normalize_with(sentence, &self.lexicon))
+    }
+
+    fn ipa_of_words(&self, words: &str) -> String {
+        ipa::transcription(&g2p::transcribe(words, &self.lexicon))
     }
 
     /// Run the graph on token ids; samples at the model's own rate.
