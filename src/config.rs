@@ -25,6 +25,8 @@ pub struct Settings {
     pub limits: LimitSettings,
     /// Synthesis: voices, workers, admission, text limits.
     pub tts: TtsSettings,
+    /// Speech recognition: the Whisper model, workers, upload limit.
+    pub asr: AsrSettings,
     /// Asynchronous synthesis jobs.
     pub jobs: JobSettings,
     /// Actor supervision.
@@ -239,6 +241,40 @@ impl Default for TtsSettings {
     }
 }
 
+/// `[asr]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AsrSettings {
+    /// The Whisper model folder (Hugging Face optimum ONNX export), relative to `models.dir`.
+    pub model: PathBuf,
+    /// The `models/catalog.toml` entry that installs it (named in the 503 detail while it is missing).
+    pub catalog: String,
+    /// Graph file suffix: `""` for fp32, `"_quantized"` for int8 exports (`encoder_model_quantized.onnx` …).
+    pub variant: String,
+    /// Recognitions run at once (each with its own ONNX Runtime sessions).
+    pub workers: usize,
+    /// Requests that may wait for a worker; beyond that callers get 503 `server_busy`.
+    pub queue: usize,
+    /// Tokens decoded at most per 30-second window.
+    pub max_new_tokens: usize,
+    /// Largest audio upload in bytes (speech recognition and agent audio turns).
+    pub max_upload_bytes: usize,
+}
+
+impl Default for AsrSettings {
+    fn default() -> Self {
+        Self {
+            model: PathBuf::from("whisper-base"),
+            catalog: "whisper-base".into(),
+            variant: String::new(),
+            workers: 1,
+            queue: 8,
+            max_new_tokens: 224,
+            max_upload_bytes: 25 * 1024 * 1024,
+        }
+    }
+}
+
 /// `[jobs]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -419,6 +455,15 @@ impl Settings {
         }
         if self.jobs.workers == 0 {
             return invalid("jobs.workers", "must be at least 1");
+        }
+        if self.asr.workers == 0 {
+            return invalid("asr.workers", "must be at least 1");
+        }
+        if self.asr.max_new_tokens == 0 {
+            return invalid("asr.max_new_tokens", "must be at least 1");
+        }
+        if self.asr.max_upload_bytes < 1024 {
+            return invalid("asr.max_upload_bytes", "must be at least 1024");
         }
         if self.jobs.max_chars < 1 {
             return invalid("jobs.max_chars", "must be at least 1");

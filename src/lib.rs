@@ -18,6 +18,7 @@ macro_rules! re {
 }
 
 pub mod actors;
+pub mod asr;
 pub mod audio;
 pub mod config;
 pub mod dialogue;

@@ -86,9 +86,16 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
         }
     }
     let dialogue = DialogueArgs::from_settings(&settings.dialogue)?;
+    let recognizer = {
+        let settings = Arc::clone(&settings);
+        tokio::task::spawn_blocking(move || crate::asr::load(&settings))
+            .await
+            .unwrap_or_else(|_| Err("loading the speech recognition model failed".into()))
+    };
     let (graph, supervisor) = Graph::start(
         &settings,
         Arc::clone(&voices),
+        recognizer,
         dialogue,
         db.clone(),
         artifacts,

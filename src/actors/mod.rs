@@ -5,12 +5,13 @@
 //! - [`tts`] — synthesis with bounded admission on blocking threads.
 //! - [`jobs`] — the persistent queue of long synthesis jobs.
 //! - [`dialogue`] — scenarios, the dialogue backend and conversation sessions.
-//! - [`agent`] — one voice-agent turn: dialogue, then speech.
-//! - [`component`] — speech recognition and voice cloning: real actors that answer "not available" until
-//!   their engines are built.
+//! - [`asr`] — speech recognition with bounded admission on blocking threads.
+//! - [`agent`] — one voice-agent turn: (recognition,) dialogue, then speech.
+//! - [`component`] — voice cloning: a real actor that answers "not available" until its engine is built.
 //! - [`supervisor`] — spawning, restart budget, readiness.
 
 pub mod agent;
+pub mod asr;
 pub mod component;
 pub mod dialogue;
 #[cfg(feature = "fault-injection")]

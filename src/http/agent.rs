@@ -1,16 +1,16 @@
-//! `POST /v1/voice-agent/converse` (text mode) and `/converse/audio` (audio mode, which needs a recognizer).
+//! `POST /v1/voice-agent/converse` (text mode) and `/converse/audio` (audio mode: recognition first).
 
 use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
-use axum::response::Response;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
 use super::extract::ApiJson;
 use super::problem::ApiError;
+use super::upload::{self, ApiMultipart};
 use super::AppState;
-use crate::actors::agent::{AgentError, AgentRequest, Timings};
+use crate::actors::agent::{AgentError, AgentRequest, AgentTurn, Speech, Timings};
 use crate::actors::dialogue::{SessionError, TurnError};
 use crate::dialogue::library::DEFAULT_SCENARIO;
 use crate::dialogue::DialogueError;
@@ -78,59 +78,108 @@ pub async fn converse(
             "`text` exceeds the maximum length of {max} characters"
         )));
     }
-    let scenario = request
-        .scenario
-        .unwrap_or_else(|| DEFAULT_SCENARIO.to_string());
-    let voice_id = request
-        .voice_id
-        .unwrap_or_else(|| state.settings.tts.agent_voice.clone());
+    let request = agent_request(
+        &state,
+        &caller,
+        request.scenario,
+        request.voice_id,
+        request.session_id,
+        request.text,
+    )?;
+    let turn = state.graph.agent.converse(request.clone()).await?;
+    Ok(Json(respond(request, turn, &headers)))
+}
+
+/// Resolve defaults and check the voice; the scenario and session are checked by the dialogue layer.
+fn agent_request(
+    state: &AppState,
+    caller: &Caller,
+    scenario: Option<String>,
+    voice_id: Option<String>,
+    session_id: Option<String>,
+    text: String,
+) -> Result<AgentRequest, ApiError> {
+    let scenario = scenario.unwrap_or_else(|| DEFAULT_SCENARIO.to_string());
+    let voice_id = voice_id.unwrap_or_else(|| state.settings.tts.agent_voice.clone());
     if state.voices.get(&voice_id).is_none() {
         return Err(ApiError::not_found(format!(
             "voice_id {voice_id:?} not found"
         )));
     }
-    let turn = state
-        .graph
-        .agent
-        .converse(AgentRequest {
-            owner: caller.key_id.clone(),
-            scenario: scenario.clone(),
-            session_id: request.session_id,
-            text: request.text.clone(),
-            voice_id: voice_id.clone(),
-        })
-        .await?;
+    Ok(AgentRequest {
+        owner: caller.key_id.clone(),
+        scenario,
+        session_id,
+        text,
+        voice_id,
+    })
+}
+
+fn respond(request: AgentRequest, turn: AgentTurn, headers: &HeaderMap) -> ConverseResponse {
     let request_id = headers
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
-    tracing::info!(scenario, voice_id, outcome = turn.outcome, actions = ?turn.actions, total_ms = turn.timings.total, "agent turn");
-    Ok(Json(ConverseResponse {
-        user_text: request.text,
+    tracing::info!(scenario = request.scenario, voice_id = request.voice_id, outcome = turn.outcome, actions = ?turn.actions, total_ms = turn.timings.total, "agent turn");
+    ConverseResponse {
+        user_text: turn.user_text,
         agent_text: turn.agent_text,
         audio_base64: turn.audio_base64,
         content_type: "audio/wav",
-        scenario,
-        voice_id,
+        scenario: request.scenario,
+        voice_id: request.voice_id,
         session_id: turn.session_id,
         duration_seconds: (turn.duration_seconds * 1000.0).round() / 1000.0,
         timings_ms: turn.timings,
         request_id,
-    }))
+    }
 }
 
-/// `POST /v1/voice-agent/converse/audio`: the recognition step it needs is not built yet.
+/// `POST /v1/voice-agent/converse/audio`: recognition, dialogue and synthesis in one turn.
 #[utoipa::path(post, path = "/voice-agent/converse/audio", operation_id = "converseAudio", tag = "agent", summary = "One spoken turn with the voice agent",
     request_body(content = crate::http::openapi::ConverseAudioForm, content_type = "multipart/form-data"),
-    responses((status = 503, description = "Speech recognition is not available on this server (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem)))]
-pub async fn converse_audio(State(state): State<AppState>) -> Result<Response, ApiError> {
+    responses(
+        (status = 200, description = "The reply, spoken; `user_text` is the transcript and `timings_ms.asr` the recognition time", body = ConverseResponse),
+        (status = 400, description = "A malformed multipart body", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice, or no such session for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 413, description = "The audio is larger than 25 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "No `audio` part, undecodable audio, no speech recognised in it, or an unknown scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "No speech recognition model is installed (the detail names the one to fetch), or a stage is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn converse_audio(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    multipart: ApiMultipart,
+) -> Result<Json<ConverseResponse>, ApiError> {
+    let limit = state.settings.asr.max_upload_bytes;
+    upload::check_declared_length(&headers, limit)?;
     state.graph.asr.ensure_available().await?;
-    Err(ApiError::unavailable(
-        "not_available",
-        "the audio mode of the voice agent needs speech recognition, which is not available",
-        3600,
-    ))
+    let mut form =
+        upload::read_form(multipart, limit, &["scenario", "voice_id", "session_id"]).await?;
+    let field = |name: &str| form.field(name).map(str::to_string);
+    let request = agent_request(
+        &state,
+        &caller,
+        field("scenario"),
+        field("voice_id"),
+        field("session_id"),
+        String::new(),
+    )?;
+    let audio = super::recognition::decode(upload::require_audio(&mut form)?.bytes).await?;
+    let speech = Speech {
+        samples: std::sync::Arc::new(audio.samples),
+        language: crate::asr::DEFAULT_LANGUAGE.to_string(),
+    };
+    let turn = state
+        .graph
+        .agent
+        .converse_audio(request.clone(), speech)
+        .await?;
+    Ok(Json(respond(request, turn, &headers)))
 }
 
 impl From<AgentError> for ApiError {
@@ -138,6 +187,10 @@ impl From<AgentError> for ApiError {
         match error {
             AgentError::Dialogue(turn) => turn.into(),
             AgentError::Synthesis(synthesis) => synthesis.into(),
+            AgentError::Recognition(recognition) => recognition.into(),
+            AgentError::NoSpeech => ApiError::unprocessable(
+                "no speech was recognised in the audio; record the question again, closer to the microphone",
+            ),
             AgentError::Actor(actor) => actor.into(),
         }
     }

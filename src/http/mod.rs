@@ -10,8 +10,10 @@ pub mod openapi;
 mod pending;
 mod playground;
 pub mod problem;
+mod recognition;
 mod speech;
 mod synthesis_body;
+mod upload;
 mod voices;
 
 use std::sync::Arc;
@@ -49,6 +51,11 @@ pub struct AppState {
 
 /// Every documented route: `/v1` (to be put behind authentication) and the open operational routes.
 fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
+    // Audio uploads count their own bytes as they stream (`upload`), against `asr.max_upload_bytes`.
+    let uploads = OpenApiRouter::new()
+        .routes(routes!(recognition::speech_to_text))
+        .routes(routes!(agent::converse_audio))
+        .layer(DefaultBodyLimit::disable());
     let v1 = OpenApiRouter::new()
         .routes(routes!(speech::text_to_speech))
         .routes(routes!(speech::create_job))
@@ -56,10 +63,9 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(speech::job_audio))
         .routes(routes!(voices::list))
         .routes(routes!(voices::get))
-        .routes(routes!(pending::speech_to_text))
         .routes(routes!(pending::voice_clone))
         .routes(routes!(agent::converse))
-        .routes(routes!(agent::converse_audio));
+        .merge(uploads);
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))

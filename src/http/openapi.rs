@@ -36,8 +36,11 @@ pub struct SpeechToTextForm {
     #[schema(value_type = String, format = Binary)]
     pub audio: Vec<u8>,
     /// Language code; Swahili (`sw`) by default.
-    #[schema(example = "sw")]
+    #[schema(example = "sw", pattern = "^(sw|en|fr|de|es|pt|ar|zh|ja|ko|ru)$")]
     pub language: Option<String>,
+    /// `json` (default) or `verbose_json`, which adds the decoded segments with their times.
+    #[schema(example = "json", pattern = "^(json|verbose_json)$")]
+    pub response_format: Option<String>,
 }
 
 /// A reference clip for voice cloning (`multipart/form-data`).
@@ -62,6 +65,8 @@ pub struct ConverseAudioForm {
     pub scenario: Option<String>,
     /// Voice of the reply.
     pub voice_id: Option<String>,
+    /// A conversation to continue (as in the text mode).
+    pub session_id: Option<String>,
 }
 
 /// A WAV file.

@@ -1,24 +1,10 @@
-//! Endpoints whose components are not built yet (recognition, cloning): their actors answer 503 with what is
-//! missing.
+//! Endpoints whose components are not built yet (cloning): their actors answer 503 with what is missing.
 
 use axum::extract::State;
 use axum::response::Response;
 
 use super::problem::ApiError;
 use super::AppState;
-
-/// `POST /v1/speech-to-text/`.
-#[utoipa::path(post, path = "/speech-to-text/", operation_id = "speechToText", tag = "recognition", summary = "Transcribe audio",
-    request_body(content = crate::http::openapi::SpeechToTextForm, content_type = "multipart/form-data"),
-    responses((status = 503, description = "Speech recognition is not available on this server (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem)))]
-pub async fn speech_to_text(State(state): State<AppState>) -> Result<Response, ApiError> {
-    state.graph.asr.ensure_available().await?;
-    Err(ApiError::unavailable(
-        "not_available",
-        "speech recognition is not available",
-        3600,
-    ))
-}
 
 /// `POST /v1/voice-clone/`.
 #[utoipa::path(post, path = "/voice-clone/", operation_id = "cloneVoice", tag = "cloning", summary = "Clone a voice from a clip",

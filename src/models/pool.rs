@@ -8,26 +8,26 @@ use ort::session::Session;
 
 use super::ModelError;
 
-type Build = Box<dyn Fn() -> Result<Session, ModelError> + Send + Sync>;
+type Build<S> = Box<dyn Fn() -> Result<S, ModelError> + Send + Sync>;
 
-/// Up to `limit` sessions of one model file.
-pub struct SessionPool {
-    build: Build,
+/// Up to `limit` sessions of one model (a [`Session`], or a model's set of sessions that are used together).
+pub struct SessionPool<S = Session> {
+    build: Build<S>,
     limit: usize,
-    state: Mutex<State>,
+    state: Mutex<State<S>>,
     returned: Condvar,
 }
 
-struct State {
-    idle: Vec<Session>,
+struct State<S> {
+    idle: Vec<S>,
     made: usize,
 }
 
-impl SessionPool {
+impl<S> SessionPool<S> {
     /// A pool that makes sessions with `build`, the first one now (so a broken model fails at load).
     pub fn new(
         limit: usize,
-        build: impl Fn() -> Result<Session, ModelError> + Send + Sync + 'static,
+        build: impl Fn() -> Result<S, ModelError> + Send + Sync + 'static,
     ) -> Result<Self, ModelError> {
         let first = build()?;
         Ok(Self {
@@ -43,7 +43,7 @@ impl SessionPool {
 
     /// Run `work` with a session of its own: an idle one, a new one while under the limit, or the next one
     /// returned.
-    pub fn with<T>(&self, work: impl FnOnce(&mut Session) -> T) -> Result<T, ModelError> {
+    pub fn with<T>(&self, work: impl FnOnce(&mut S) -> T) -> Result<T, ModelError> {
         let mut checkout = Checkout {
             pool: self,
             session: Some(self.take()?),
@@ -53,11 +53,11 @@ impl SessionPool {
     }
 
     /// A view of one session (input names, metadata) without running it.
-    pub fn inspect<T>(&self, look: impl FnOnce(&Session) -> T) -> Result<T, ModelError> {
+    pub fn inspect<T>(&self, look: impl FnOnce(&S) -> T) -> Result<T, ModelError> {
         self.with(|session| look(session))
     }
 
-    fn take(&self) -> Result<Session, ModelError> {
+    fn take(&self) -> Result<S, ModelError> {
         let mut state = self.lock();
         loop {
             if let Some(session) = state.idle.pop() {
@@ -78,18 +78,18 @@ impl SessionPool {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, State<S>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 /// A session out of the pool; it goes back when dropped, also when the work panicked.
-struct Checkout<'p> {
-    pool: &'p SessionPool,
-    session: Option<Session>,
+struct Checkout<'p, S> {
+    pool: &'p SessionPool<S>,
+    session: Option<S>,
 }
 
-impl Drop for Checkout<'_> {
+impl<S> Drop for Checkout<'_, S> {
     fn drop(&mut self) {
         if let Some(session) = self.session.take() {
             self.pool.lock().idle.push(session);

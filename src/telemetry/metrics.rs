@@ -21,6 +21,10 @@ pub const TTS_CHARACTERS: &str = "sauti_tts_characters_total";
 pub const TTS_AUDIO_MS: &str = "sauti_tts_audio_milliseconds_total";
 /// Synthesis time over audio time, by engine.
 pub const TTS_REAL_TIME_FACTOR: &str = "sauti_tts_real_time_factor";
+/// Milliseconds of audio transcribed, by engine.
+pub const ASR_AUDIO_MS: &str = "sauti_asr_audio_milliseconds_total";
+/// Recognition time over audio time, by engine.
+pub const ASR_REAL_TIME_FACTOR: &str = "sauti_asr_real_time_factor";
 /// Requests admitted and not yet finished, by actor.
 pub const QUEUE_DEPTH: &str = "sauti_actor_queue_depth";
 /// Requests refused with 503 `server_busy`, by actor.
@@ -52,6 +56,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
     let recorder = PrometheusBuilder::new()
         .set_buckets_for_metric(Matcher::Full(HTTP_DURATION.into()), &latency)
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_REAL_TIME_FACTOR.into()), &rtf))
+        .and_then(|b| b.set_buckets_for_metric(Matcher::Full(ASR_REAL_TIME_FACTOR.into()), &rtf))
         .map(PrometheusBuilder::build_recorder);
     let recorder = match recorder {
         Ok(recorder) => recorder,

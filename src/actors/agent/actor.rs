@@ -3,7 +3,8 @@ use std::time::Instant;
 use base64::Engine as _;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
-use super::{AgentError, AgentRequest, AgentTurn, Timings};
+use super::{AgentError, AgentRequest, AgentTurn, Speech, Timings};
+use crate::actors::asr::AsrHandle;
 use crate::actors::dialogue::{DialogueHandle, TurnRequest};
 use crate::actors::tts::{SynthesisError, TtsHandle};
 use crate::actors::ActorError;
@@ -12,10 +13,12 @@ use crate::tts::VoiceSettings;
 
 /// Messages to the AgentActor.
 pub enum ToAgentActor {
-    /// A text-mode turn.
+    /// A turn: text mode, or audio mode when `speech` is given.
     Converse {
         /// The turn.
         request: AgentRequest,
+        /// The user's audio (audio mode).
+        speech: Option<Speech>,
         /// Where the rendered turn goes.
         reply: RpcReplyPort<Result<AgentTurn, AgentError>>,
     },
@@ -28,6 +31,8 @@ pub struct AgentArgs {
     pub dialogue: DialogueHandle,
     /// Synthesis.
     pub tts: TtsHandle,
+    /// Recognition (audio mode).
+    pub asr: AsrHandle,
 }
 
 /// Runs turns, each in its own task.
@@ -52,17 +57,39 @@ impl Actor for AgentActor {
         message: Self::Msg,
         state: &mut AgentArgs,
     ) -> Result<(), ActorProcessingErr> {
-        let ToAgentActor::Converse { request, reply } = message;
+        let ToAgentActor::Converse {
+            request,
+            speech,
+            reply,
+        } = message;
         let state = state.clone();
         tokio::spawn(async move {
-            let _ = reply.send(turn(&state, request).await);
+            let _ = reply.send(turn(&state, request, speech).await);
         });
         Ok(())
     }
 }
 
-async fn turn(state: &AgentArgs, request: AgentRequest) -> Result<AgentTurn, AgentError> {
+async fn turn(
+    state: &AgentArgs,
+    mut request: AgentRequest,
+    speech: Option<Speech>,
+) -> Result<AgentTurn, AgentError> {
     let started = Instant::now();
+    let mut asr_ms = None;
+    if let Some(speech) = speech {
+        let transcript = state
+            .asr
+            .transcribe(speech.samples, &speech.language)
+            .await?;
+        if transcript.text.trim().is_empty() {
+            return Err(AgentError::NoSpeech);
+        }
+        request.text = transcript.text;
+        asr_ms = Some(started.elapsed().as_millis() as u64);
+    }
+    let user_text = request.text.clone();
+    let heard = Instant::now();
     let dialogue = state
         .dialogue
         .turn(TurnRequest {
@@ -72,11 +99,12 @@ async fn turn(state: &AgentArgs, request: AgentRequest) -> Result<AgentTurn, Age
             text: request.text,
         })
         .await?;
-    let dialogue_ms = started.elapsed().as_millis() as u64;
+    let dialogue_ms = heard.elapsed().as_millis() as u64;
     let spoken = Instant::now();
     let (samples, audio_base64) = speak(state, &request.voice_id, &dialogue.reply.text).await?;
     let tts_ms = spoken.elapsed().as_millis() as u64;
     Ok(AgentTurn {
+        user_text,
         agent_text: dialogue.reply.text,
         audio_base64,
         duration_seconds: samples as f64 / f64::from(audio::SAMPLE_RATE),
@@ -84,6 +112,7 @@ async fn turn(state: &AgentArgs, request: AgentRequest) -> Result<AgentTurn, Age
         outcome: dialogue.reply.outcome,
         actions: dialogue.reply.actions,
         timings: Timings {
+            asr: asr_ms,
             dialogue: dialogue_ms,
             tts: tts_ms,
             total: started.elapsed().as_millis() as u64,

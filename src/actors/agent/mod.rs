@@ -1,12 +1,14 @@
-//! The AgentActor: one voice-agent turn is dialogue (DialogueActor) then speech (TtsActor), timed per stage.
-//! The audio mode puts recognition in front once a recognizer exists.
+//! The AgentActor: one voice-agent turn is dialogue (DialogueActor) then speech (TtsActor), timed per stage;
+//! the audio mode puts recognition (AsrActor) in front.
 
 mod actor;
 
 pub use actor::{AgentActor, AgentArgs, ToAgentActor};
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::asr::RecognitionError;
 use super::dialogue::TurnError;
 use super::tts::SynthesisError;
 use super::{ActorError, ActorSlot};
@@ -29,9 +31,21 @@ pub struct AgentRequest {
     pub voice_id: String,
 }
 
+/// What an audio-mode turn heard: 16 kHz mono samples and their language.
+#[derive(Debug, Clone)]
+pub struct Speech {
+    /// The user's audio.
+    pub samples: Arc<Vec<f32>>,
+    /// ISO 639-1 code.
+    pub language: String,
+}
+
 /// Milliseconds spent per stage.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, utoipa::ToSchema)]
 pub struct Timings {
+    /// Speech recognition (audio mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asr: Option<u64>,
     /// The dialogue layer.
     pub dialogue: u64,
     /// Synthesis and encoding of the reply.
@@ -43,6 +57,8 @@ pub struct Timings {
 /// A rendered turn.
 #[derive(Debug, Clone)]
 pub struct AgentTurn {
+    /// What the user said: the text given, or the transcript of the audio.
+    pub user_text: String,
     /// The reply text.
     pub agent_text: String,
     /// Base64 of the 16 kHz mono WAV of the reply.
@@ -68,6 +84,12 @@ pub enum AgentError {
     /// Synthesis of the reply failed.
     #[error(transparent)]
     Synthesis(#[from] SynthesisError),
+    /// Recognition of the user's audio failed.
+    #[error(transparent)]
+    Recognition(#[from] RecognitionError),
+    /// The user's audio holds no speech that could be recognised.
+    #[error("no speech was recognised in the audio")]
+    NoSpeech,
     /// The agent actor itself is unavailable.
     #[error(transparent)]
     Actor(#[from] ActorError),
@@ -90,7 +112,30 @@ impl AgentHandle {
         self.slot
             .call(
                 "agent",
-                |reply| ToAgentActor::Converse { request, reply },
+                |reply| ToAgentActor::Converse {
+                    request,
+                    speech: None,
+                    reply,
+                },
+                CALL_TIMEOUT,
+            )
+            .await?
+    }
+
+    /// Run an audio-mode turn: `request.text` is ignored and replaced by the transcript of `speech`.
+    pub async fn converse_audio(
+        &self,
+        request: AgentRequest,
+        speech: Speech,
+    ) -> Result<AgentTurn, AgentError> {
+        self.slot
+            .call(
+                "agent",
+                |reply| ToAgentActor::Converse {
+                    request,
+                    speech: Some(speech),
+                    reply,
+                },
                 CALL_TIMEOUT,
             )
             .await?

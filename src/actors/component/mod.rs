@@ -1,5 +1,5 @@
-//! Components whose engines are not built yet: speech recognition and voice cloning. Each is a real,
-//! supervised actor; its handle answers a typed "not available" error (503).
+//! Components whose engines are not built yet: voice cloning. Each is a real, supervised actor; its handle
+//! answers a typed "not available" error (503).
 
 mod actor;
 
@@ -12,8 +12,6 @@ use super::{ActorError, ActorSlot};
 /// A component of the graph: its name for logs and the words a client sees when it is not available.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Component {
-    /// AsrActor.
-    Asr,
     /// CloneActor.
     Clone,
 }
@@ -22,7 +20,6 @@ impl Component {
     /// The actor's name.
     pub fn actor_name(self) -> &'static str {
         match self {
-            Component::Asr => "asr",
             Component::Clone => "clone",
         }
     }
@@ -30,9 +27,6 @@ impl Component {
     /// What a client is told while the component has no engine.
     pub fn unavailable_detail(self) -> &'static str {
         match self {
-            Component::Asr => {
-                "speech recognition is not available: this server has no speech recognizer yet"
-            }
             Component::Clone => {
                 "voice cloning is not available: this server cannot build cloned voices yet"
             }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, SupervisionEvent};
 
 use crate::actors::agent::{AgentActor, AgentArgs, ToAgentActor};
+use crate::actors::asr::{AsrActor, AsrArgs, AsrHandle, ToAsrActor};
 use crate::actors::component::{Component, ComponentActor, ToComponentActor};
 use crate::actors::dialogue::{DialogueActor, DialogueArgs, DialogueHandle, ToDialogueActor};
 use crate::actors::jobs::{JobsActor, JobsArgs, ToJobsActor};
@@ -23,7 +24,7 @@ pub enum ToSupervisor {}
 pub struct Slots {
     pub tts: ActorSlot<ToTtsActor>,
     pub jobs: ActorSlot<ToJobsActor>,
-    pub asr: ActorSlot<ToComponentActor>,
+    pub asr: ActorSlot<ToAsrActor>,
     pub dialogue: ActorSlot<ToDialogueActor>,
     pub agent: ActorSlot<ToAgentActor>,
     pub clone: ActorSlot<ToComponentActor>,
@@ -33,6 +34,7 @@ pub struct Slots {
 pub struct SupervisorArgs {
     pub slots: Slots,
     pub tts: TtsArgs,
+    pub asr: AsrArgs,
     pub dialogue: DialogueArgs,
     pub voices: Arc<VoiceRegistry>,
     pub db: Database,
@@ -45,6 +47,7 @@ pub struct SupervisorArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Child {
     Tts,
+    Asr,
     Jobs,
     Dialogue,
     Agent,
@@ -55,6 +58,7 @@ impl Child {
     fn name(self) -> &'static str {
         match self {
             Child::Tts => "tts",
+            Child::Asr => "asr",
             Child::Jobs => "jobs",
             Child::Dialogue => "dialogue",
             Child::Agent => "agent",
@@ -65,10 +69,10 @@ impl Child {
 
 const CHILDREN: [Child; 6] = [
     Child::Tts,
+    Child::Asr,
     Child::Jobs,
     Child::Dialogue,
     Child::Agent,
-    Child::Component(Component::Asr),
     Child::Component(Component::Clone),
 ];
 
@@ -88,6 +92,11 @@ impl SupervisorState {
             Child::Tts => {
                 let (actor, _) = Actor::spawn_linked(None, TtsActor, a.tts.clone(), me).await?;
                 a.slots.tts.set(Some(actor.clone()));
+                actor.get_cell()
+            }
+            Child::Asr => {
+                let (actor, _) = Actor::spawn_linked(None, AsrActor, a.asr.clone(), me).await?;
+                a.slots.asr.set(Some(actor.clone()));
                 actor.get_cell()
             }
             Child::Jobs => {
@@ -114,6 +123,7 @@ impl SupervisorState {
                 let args = AgentArgs {
                     dialogue: DialogueHandle::new(a.slots.dialogue.clone()),
                     tts: TtsHandle::new(a.slots.tts.clone()),
+                    asr: AsrHandle::new(a.slots.asr.clone()),
                 };
                 let (actor, _) = Actor::spawn_linked(None, AgentActor, args, me).await?;
                 a.slots.agent.set(Some(actor.clone()));
@@ -131,7 +141,6 @@ impl SupervisorState {
 
     fn slot(&self, component: Component) -> &ActorSlot<ToComponentActor> {
         match component {
-            Component::Asr => &self.args.slots.asr,
             Component::Clone => &self.args.slots.clone,
         }
     }
@@ -139,6 +148,7 @@ impl SupervisorState {
     fn clear_slot(&self, child: Child) {
         match child {
             Child::Tts => self.args.slots.tts.set(None),
+            Child::Asr => self.args.slots.asr.set(None),
             Child::Jobs => self.args.slots.jobs.set(None),
             Child::Dialogue => self.args.slots.dialogue.set(None),
             Child::Agent => self.args.slots.agent.set(None),

@@ -12,6 +12,7 @@ use ractor::{Actor, ActorRef};
 use tokio::sync::Semaphore;
 
 use super::agent::AgentHandle;
+use super::asr::{AsrArgs, AsrHandle};
 use super::component::{Component, ComponentHandle};
 use super::dialogue::{DialogueArgs, DialogueHandle};
 use super::jobs::JobsHandle;
@@ -30,7 +31,7 @@ pub struct Graph {
     /// Jobs.
     pub jobs: JobsHandle,
     /// Speech recognition.
-    pub asr: ComponentHandle,
+    pub asr: AsrHandle,
     /// Dialogue.
     pub dialogue: DialogueHandle,
     /// Voice agent.
@@ -46,6 +47,7 @@ impl Graph {
     pub async fn start(
         settings: &Settings,
         voices: Arc<VoiceRegistry>,
+        recognizer: Result<Arc<dyn crate::asr::Recognizer>, String>,
         dialogue: DialogueArgs,
         db: Database,
         artifacts: ArtifactStore,
@@ -60,9 +62,15 @@ impl Graph {
                     .map_err(|e| ractor::SpawnErr::StartupFailed(e.into()))?,
             ),
         };
+        let asr = AsrArgs {
+            recognizer,
+            admission: Arc::new(Semaphore::new(settings.asr.workers + settings.asr.queue)),
+            running: Arc::new(Semaphore::new(settings.asr.workers)),
+        };
         let args = SupervisorArgs {
             slots: slots.clone(),
             tts,
+            asr,
             dialogue,
             voices,
             db,
@@ -76,7 +84,7 @@ impl Graph {
         let graph = Graph {
             tts: TtsHandle::new(slots.tts.clone()),
             jobs: JobsHandle::new(slots.jobs.clone()),
-            asr: component(Component::Asr, &slots.asr),
+            asr: AsrHandle::new(slots.asr.clone()),
             dialogue: DialogueHandle::new(slots.dialogue.clone()),
             agent: AgentHandle::new(slots.agent.clone()),
             clone: component(Component::Clone, &slots.clone),

@@ -1,0 +1,74 @@
+//! The AsrActor: owns the recognizer and admits transcription requests to blocking threads, a bounded number
+//! at a time. Without a model it is still a running actor that answers "not available" with what to install.
+
+mod actor;
+
+pub use actor::{AsrActor, AsrArgs, ToAsrActor};
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{ActorError, ActorSlot};
+use crate::asr::{AsrError, Transcript};
+
+/// Longest a caller waits for a transcript (queueing included).
+const CALL_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Why recognition gave no transcript.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum RecognitionError {
+    /// No model is installed or it failed to load (503, with what to install).
+    #[error("speech recognition is not available: {0}")]
+    Unavailable(String),
+    /// The language is not one the model knows (422), or the model failed (503).
+    #[error(transparent)]
+    Asr(#[from] AsrError),
+    /// Busy, restarting, crashed or timed out (503).
+    #[error(transparent)]
+    Actor(#[from] ActorError),
+}
+
+/// The public face of the AsrActor.
+#[derive(Clone)]
+pub struct AsrHandle {
+    slot: ActorSlot<ToAsrActor>,
+}
+
+impl AsrHandle {
+    /// A handle reading the given slot.
+    pub fn new(slot: ActorSlot<ToAsrActor>) -> Self {
+        Self { slot }
+    }
+
+    /// Transcribe 16 kHz mono samples spoken in `language`.
+    pub async fn transcribe(
+        &self,
+        samples: Arc<Vec<f32>>,
+        language: &str,
+    ) -> Result<Transcript, RecognitionError> {
+        let language = language.to_string();
+        self.slot
+            .call(
+                "asr",
+                |reply| ToAsrActor::Transcribe {
+                    samples,
+                    language,
+                    reply,
+                },
+                CALL_TIMEOUT,
+            )
+            .await?
+    }
+
+    /// Fail fast (before an upload is read) when no recognizer is installed.
+    pub async fn ensure_available(&self) -> Result<(), RecognitionError> {
+        self.slot
+            .call("asr", ToAsrActor::Availability, Duration::from_secs(10))
+            .await?
+    }
+
+    /// Whether the actor is running (readiness).
+    pub fn is_up(&self) -> bool {
+        self.slot.get().is_some()
+    }
+}

@@ -1,0 +1,85 @@
+//! Speech recognition: the [`Recognizer`] trait the AsrActor owns, Whisper behind it ([`whisper`]), Whisper's
+//! log-mel front end ([`mel`]) and the plan that cuts long audio into 30 s windows at pauses ([`windows`]).
+
+pub mod mel;
+pub mod whisper;
+pub mod windows;
+
+use serde::Serialize;
+
+/// Languages the API accepts (ISO 639-1), `sw` first: the default.
+pub const LANGUAGES: [&str; 11] = [
+    "sw", "en", "fr", "de", "es", "pt", "ar", "zh", "ja", "ko", "ru",
+];
+
+/// The language used when a request names none.
+pub const DEFAULT_LANGUAGE: &str = "sw";
+
+/// One decoded stretch of audio.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Segment {
+    /// Start in seconds from the beginning of the audio.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+    /// What was said in it.
+    pub text: String,
+}
+
+/// What a recognizer heard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transcript {
+    /// The whole transcript: the segments' texts joined by spaces.
+    pub text: String,
+    /// The decoded windows, in order (empty when no speech was found).
+    pub segments: Vec<Segment>,
+}
+
+/// Why recognition gave no transcript.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum AsrError {
+    /// The model has no token for this language (422).
+    #[error("the speech recognition model does not know the language {0:?}")]
+    UnsupportedLanguage(String),
+    /// The model failed on this input (503 so the client may retry).
+    #[error("speech recognition failed: {0}")]
+    Engine(String),
+}
+
+/// Speech to text: 16 kHz mono samples in, a transcript out. Implementations are shared across threads.
+pub trait Recognizer: Send + Sync {
+    /// Transcribe `samples` (16 kHz mono) spoken in `language` (an ISO 639-1 code).
+    fn transcribe(&self, samples: &[f32], language: &str) -> Result<Transcript, AsrError>;
+
+    /// The engine's name, for metrics and logs.
+    fn engine(&self) -> &'static str;
+}
+
+/// Load the configured recognizer, or say why there is none and what to install (the 503 detail).
+pub fn load(settings: &crate::config::Settings) -> Result<std::sync::Arc<dyn Recognizer>, String> {
+    let asr = &settings.asr;
+    let dir = settings.models.dir.join(&asr.model);
+    let options = whisper::WhisperOptions {
+        sessions: asr.workers,
+        models: settings.models.clone(),
+        max_new_tokens: asr.max_new_tokens,
+        variant: asr.variant.clone(),
+    };
+    match whisper::Whisper::load(&dir, &options) {
+        Ok(model) => {
+            tracing::info!(model = %dir.display(), "speech recognition ready");
+            Ok(std::sync::Arc::new(model))
+        }
+        Err(error) => {
+            let why = match &error {
+                crate::models::ModelError::Missing { .. } if !asr.catalog.is_empty() => format!(
+                    "{error}; install the Whisper model with `sauti models fetch {}`",
+                    asr.catalog
+                ),
+                _ => error.to_string(),
+            };
+            tracing::warn!(reason = %why, "speech recognition is not available");
+            Err(why)
+        }
+    }
+}

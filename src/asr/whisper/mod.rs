@@ -1,0 +1,231 @@
+//! Whisper through ONNX Runtime: optimum's export layout ([`files`]), Whisper's features ([`super::mel`]),
+//! greedy decoding over the KV cache ([`decoder`]) with the prompt `<|startoftranscript|><|lang|><|transcribe|>
+//! <|notimestamps|>`, the model's suppressed tokens, and a stop at end-of-text or the length limit. Audio longer
+//! than 30 s is decoded window by window, cut at pauses ([`super::windows`]); audio without speech is not
+//! decoded at all (Whisper invents text for silence).
+
+pub mod decoder;
+pub mod files;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use tokenizers::Tokenizer;
+
+use self::decoder::{CacheShape, Graphs, Greedy};
+use self::files::{read_json, GenerationConfig, ModelConfig, WhisperFiles};
+use super::mel::{LogMel, SAMPLE_RATE, WINDOW_SAMPLES};
+use super::{windows, AsrError, Recognizer, Segment, Transcript};
+use crate::models::{self, ModelError, ModelSettings, SessionPool};
+
+/// How to load a model.
+#[derive(Debug, Clone)]
+pub struct WhisperOptions {
+    /// Recognitions run at once (each gets its own sessions).
+    pub sessions: usize,
+    /// Runtime library, threads, optimisation.
+    pub models: ModelSettings,
+    /// At most this many tokens per 30 s window.
+    pub max_new_tokens: usize,
+    /// Graph file suffix: `""` for fp32, `"_quantized"` for int8 exports.
+    pub variant: String,
+}
+
+/// The special tokens of the prompt.
+#[derive(Debug, Clone)]
+struct Prompt {
+    start: u32,
+    transcribe: Option<u32>,
+    no_timestamps: Option<u32>,
+    /// `sw` → `<|sw|>`'s id; empty for English-only models.
+    languages: HashMap<String, u32>,
+}
+
+/// A loaded Whisper model.
+pub struct Whisper {
+    pool: SessionPool<Graphs>,
+    mel: LogMel,
+    tokenizer: Tokenizer,
+    prompt: Prompt,
+    greedy: Greedy,
+    max_target_positions: usize,
+}
+
+impl Whisper {
+    /// Load the model in `dir` (see [`files`] for the layout).
+    pub fn load(dir: &Path, options: &WhisperOptions) -> Result<Self, ModelError> {
+        let files = WhisperFiles::find(dir, &options.variant)?;
+        let config: ModelConfig = read_json(&files.config)?;
+        let generation: GenerationConfig = match &files.generation {
+            Some(path) => read_json(path)?,
+            None => GenerationConfig::default(),
+        };
+        let tokenizer = Tokenizer::from_file(&files.tokenizer)
+            .map_err(|e| ModelError::invalid(&files.tokenizer, e))?;
+        if config.decoder_attention_heads == 0
+            || !config
+                .d_model
+                .is_multiple_of(config.decoder_attention_heads)
+        {
+            return Err(ModelError::invalid(
+                &files.config,
+                "d_model is not a multiple of decoder_attention_heads",
+            ));
+        }
+        let token = |text: &str| tokenizer.token_to_id(text);
+        let missing =
+            |what: &str| ModelError::invalid(&files.tokenizer, format!("no {what} token"));
+        let start = generation
+            .decoder_start_token_id
+            .or(config.decoder_start_token_id)
+            .or_else(|| token("<|startoftranscript|>"))
+            .ok_or_else(|| missing("<|startoftranscript|>"))?;
+        let end_of_text = generation
+            .eos_token_id
+            .or(config.eos_token_id)
+            .or_else(|| token("<|endoftext|>"))
+            .ok_or_else(|| missing("<|endoftext|>"))?;
+        let mut languages: HashMap<String, u32> = generation
+            .lang_to_id
+            .iter()
+            .filter_map(|(name, &id)| {
+                let code = name.strip_prefix("<|")?.strip_suffix("|>")?;
+                Some((code.to_string(), id))
+            })
+            .collect();
+        if languages.is_empty() {
+            for code in super::LANGUAGES {
+                if let Some(id) = token(&format!("<|{code}|>")) {
+                    languages.insert(code.to_string(), id);
+                }
+            }
+        }
+        let prompt = Prompt {
+            start,
+            transcribe: generation
+                .task_to_id
+                .get("transcribe")
+                .copied()
+                .or_else(|| token("<|transcribe|>")),
+            no_timestamps: generation
+                .no_timestamps_token_id
+                .or_else(|| token("<|notimestamps|>")),
+            languages,
+        };
+        let begin_suppress = generation
+            .begin_suppress_tokens
+            .or(config.begin_suppress_tokens)
+            .unwrap_or_else(|| token("Ġ").into_iter().chain([end_of_text]).collect());
+        let greedy = Greedy {
+            suppress: generation
+                .suppress_tokens
+                .or(config.suppress_tokens)
+                .unwrap_or_default(),
+            begin_suppress,
+            end_of_text,
+            max_new_tokens: options.max_new_tokens.max(1),
+        };
+        let shape = CacheShape {
+            layers: config.decoder_layers,
+            heads: config.decoder_attention_heads,
+            head_dim: config.d_model / config.decoder_attention_heads,
+        };
+        let threads = models::intra_threads(&options.models);
+        let settings = options.models.clone();
+        let pool = SessionPool::new(options.sessions, move || {
+            Graphs::load(&files.encoder, &files.decoder, shape, &settings, threads)
+        })?;
+        Ok(Self {
+            pool,
+            mel: LogMel::new(config.num_mel_bins),
+            tokenizer,
+            prompt,
+            greedy,
+            max_target_positions: config.max_target_positions,
+        })
+    }
+
+    /// The decoder prompt for `language`.
+    pub fn prompt(&self, language: &str) -> Result<Vec<u32>, AsrError> {
+        let mut prompt = vec![self.prompt.start];
+        if self.prompt.languages.is_empty() {
+            // An English-only model takes no language or task token.
+            if language != "en" {
+                return Err(AsrError::UnsupportedLanguage(language.to_string()));
+            }
+        } else {
+            let id = self
+                .prompt
+                .languages
+                .get(language)
+                .ok_or_else(|| AsrError::UnsupportedLanguage(language.to_string()))?;
+            prompt.push(*id);
+            prompt.extend(self.prompt.transcribe);
+        }
+        prompt.extend(self.prompt.no_timestamps);
+        Ok(prompt)
+    }
+
+    /// The log-mel features of one window (`[bins, 3000]` row-major).
+    pub fn features(&self, samples: &[f32]) -> Vec<f32> {
+        self.mel.features(samples)
+    }
+
+    /// Decode one window of at most 30 s: the generated token ids, end-of-text excluded.
+    pub fn decode_window(&self, samples: &[f32], language: &str) -> Result<Vec<u32>, AsrError> {
+        let prompt = self.prompt(language)?;
+        let mut greedy = self.greedy.clone();
+        greedy.max_new_tokens = greedy
+            .max_new_tokens
+            .min(self.max_target_positions.saturating_sub(prompt.len()));
+        let features = self.mel.features(samples);
+        let bins = self.mel.bins();
+        self.pool
+            .with(|graphs| {
+                let states = graphs.encode(features, bins)?;
+                graphs.decode(&states, &prompt, &greedy)
+            })
+            .map_err(|e| AsrError::Engine(e.to_string()))?
+            .map_err(AsrError::Engine)
+    }
+
+    /// The text of generated tokens (special tokens dropped, outer spaces trimmed).
+    pub fn text(&self, tokens: &[u32]) -> Result<String, AsrError> {
+        self.tokenizer
+            .decode(tokens, true)
+            .map(|text| text.trim().to_string())
+            .map_err(|e| AsrError::Engine(format!("the tokenizer cannot decode the output: {e}")))
+    }
+}
+
+impl Recognizer for Whisper {
+    fn transcribe(&self, samples: &[f32], language: &str) -> Result<Transcript, AsrError> {
+        self.prompt(language)?;
+        let rate = SAMPLE_RATE as f64;
+        let max_seconds = WINDOW_SAMPLES as f64 / rate;
+        let mut segments = Vec::new();
+        for span in windows::plan(samples, SAMPLE_RATE as u32, max_seconds) {
+            let first = ((span.start * rate) as usize).min(samples.len());
+            let last = ((span.end * rate).ceil() as usize).clamp(first, samples.len());
+            let window = &samples[first..last.min(first + WINDOW_SAMPLES)];
+            let text = self.text(&self.decode_window(window, language)?)?;
+            if !text.is_empty() {
+                segments.push(Segment {
+                    start: span.start,
+                    end: span.end,
+                    text,
+                });
+            }
+        }
+        let text = segments
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok(Transcript { text, segments })
+    }
+
+    fn engine(&self) -> &'static str {
+        "whisper"
+    }
+}

@@ -1,0 +1,116 @@
+//! `POST /v1/speech-to-text/`: a multipart upload in, the transcript out.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::Json;
+use serde::Serialize;
+
+use super::problem::ApiError;
+use super::upload::{self, ApiMultipart};
+use super::AppState;
+use crate::actors::asr::RecognitionError;
+use crate::asr::{AsrError, Segment, DEFAULT_LANGUAGE, LANGUAGES};
+use crate::audio::{self, Audio16k, DecodeLimits};
+
+/// The spec §2.6 transcription result; `segments` only with `response_format=verbose_json`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TranscriptionResponse {
+    /// The transcript (empty when the audio holds no speech).
+    #[schema(example = "Habari za asubuhi")]
+    text: String,
+    /// Language code used.
+    #[schema(example = "sw")]
+    language: String,
+    /// Length of the audio in seconds.
+    #[schema(example = 2.5)]
+    duration_seconds: f64,
+    /// The decoded stretches with start and end times in seconds (`verbose_json` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    segments: Option<Vec<Segment>>,
+}
+
+/// `POST /v1/speech-to-text/`.
+#[utoipa::path(post, path = "/speech-to-text/", operation_id = "speechToText", tag = "recognition", summary = "Transcribe audio",
+    request_body(content = crate::http::openapi::SpeechToTextForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 200, description = "The transcript", body = TranscriptionResponse),
+        (status = 400, description = "A malformed multipart body", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 413, description = "The audio is larger than 25 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "No `audio` part, audio that cannot be decoded, or an unsupported language or response format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "No speech recognition model is installed (the detail names the one to fetch), or recognition is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn speech_to_text(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    multipart: ApiMultipart,
+) -> Result<Json<TranscriptionResponse>, ApiError> {
+    let limit = state.settings.asr.max_upload_bytes;
+    upload::check_declared_length(&headers, limit)?;
+    state.graph.asr.ensure_available().await?;
+    let mut form = upload::read_form(multipart, limit, &["language", "response_format"]).await?;
+    let language = language(form.field("language"))?;
+    let verbose = match form.field("response_format") {
+        None | Some("json") => false,
+        Some("verbose_json") => true,
+        Some(other) => {
+            return Err(ApiError::unprocessable(format!(
+                "response_format {other:?} is not supported; use \"json\" or \"verbose_json\""
+            )))
+        }
+    };
+    let audio = decode(upload::require_audio(&mut form)?.bytes).await?;
+    let duration_seconds = (audio.duration_seconds() * 1000.0).round() / 1000.0;
+    let transcript = state
+        .graph
+        .asr
+        .transcribe(Arc::new(audio.samples), &language)
+        .await?;
+    Ok(Json(TranscriptionResponse {
+        text: transcript.text,
+        language,
+        duration_seconds,
+        segments: verbose.then_some(transcript.segments),
+    }))
+}
+
+/// The request's language, `sw` when none is given; anything outside the spec's eleven codes is 422.
+pub fn language(given: Option<&str>) -> Result<String, ApiError> {
+    let code = given.unwrap_or(DEFAULT_LANGUAGE).to_ascii_lowercase();
+    if LANGUAGES.contains(&code.as_str()) {
+        Ok(code)
+    } else {
+        Err(ApiError::unprocessable(format!(
+            "unsupported language {code:?}; use one of {}",
+            LANGUAGES.join(", ")
+        )))
+    }
+}
+
+/// Decode an upload to 16 kHz mono off the async threads; undecodable audio is 422.
+pub async fn decode(bytes: Vec<u8>) -> Result<Audio16k, ApiError> {
+    tokio::task::spawn_blocking(move || audio::load_16k(&bytes, &DecodeLimits::default()))
+        .await
+        .map_err(|_| ApiError::unprocessable("the audio could not be decoded"))?
+        .map_err(|e| ApiError::unprocessable(e.to_string()))
+}
+
+impl From<RecognitionError> for ApiError {
+    fn from(error: RecognitionError) -> Self {
+        let detail = error.to_string();
+        match error {
+            RecognitionError::Unavailable(_) => {
+                ApiError::unavailable("asr_unavailable", detail, 3600)
+            }
+            RecognitionError::Asr(AsrError::UnsupportedLanguage(_)) => {
+                ApiError::unprocessable(detail)
+            }
+            RecognitionError::Asr(AsrError::Engine(_)) => {
+                ApiError::unavailable("recognition_failed", detail, 5)
+            }
+            RecognitionError::Actor(actor) => actor.into(),
+        }
+    }
+}

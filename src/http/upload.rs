@@ -1,0 +1,187 @@
+//! `multipart/form-data` uploads read as they stream. The audio part is counted chunk by chunk and refused
+//! with 413 the moment it passes the limit, so no more than the limit is ever buffered; text fields are small
+//! and few, and parts nobody asked for are read past without being kept.
+
+use std::collections::HashMap;
+
+use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
+use axum::extract::{FromRequest, Request};
+use axum::http::{header, HeaderMap, StatusCode};
+
+use super::problem::ApiError;
+
+/// Longest value of a text field, in bytes.
+const FIELD_LIMIT: usize = 4 * 1024;
+/// Most parts a form may have.
+const MAX_PARTS: usize = 32;
+/// Bytes a form may carry besides the audio (boundaries, part headers, text fields, ignored parts).
+pub const FORM_OVERHEAD: usize = 256 * 1024;
+
+/// The `multipart/form-data` body; any other content type is 415.
+pub struct ApiMultipart(pub Multipart);
+
+impl<S: Send + Sync> FromRequest<S> for ApiMultipart {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        Multipart::from_request(request, state)
+            .await
+            .map(ApiMultipart)
+            .map_err(|rejection: MultipartRejection| {
+                ApiError::unsupported_media_type(format!(
+                    "send the form as multipart/form-data with an `audio` file part ({})",
+                    rejection.body_text()
+                ))
+            })
+    }
+}
+
+/// The uploaded audio file.
+#[derive(Debug)]
+pub struct AudioPart {
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// The part's declared media type.
+    pub content_type: Option<String>,
+}
+
+/// A read form: the audio and the text fields that were asked for.
+#[derive(Debug, Default)]
+pub struct Form {
+    /// The `audio` part.
+    pub audio: Option<AudioPart>,
+    /// Text fields by name.
+    pub fields: HashMap<String, String>,
+}
+
+impl Form {
+    /// A text field, if given and not blank.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .get(name)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+}
+
+/// Refuse at once (before reading the body) an upload whose declared length cannot fit.
+pub fn check_declared_length(headers: &HeaderMap, audio_limit: usize) -> Result<(), ApiError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    match declared {
+        Some(length) if length > (audio_limit + FORM_OVERHEAD) as u64 => {
+            Err(too_large(audio_limit))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn too_large(audio_limit: usize) -> ApiError {
+    ApiError::too_large(format!(
+        "the upload is larger than the limit of {} MB ({audio_limit} bytes) of audio",
+        audio_limit / (1024 * 1024)
+    ))
+}
+
+fn malformed(error: MultipartError) -> ApiError {
+    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return ApiError::too_large(error.body_text());
+    }
+    ApiError::bad_request(format!("malformed multipart body: {}", error.body_text()))
+}
+
+/// Read the form: the `audio` part (at most `audio_limit` bytes) and the text fields named in `fields`.
+pub async fn read_form(
+    ApiMultipart(mut multipart): ApiMultipart,
+    audio_limit: usize,
+    fields: &[&str],
+) -> Result<Form, ApiError> {
+    let mut form = Form::default();
+    let mut other_bytes = 0usize;
+    let mut parts = 0usize;
+    while let Some(mut part) = multipart.next_field().await.map_err(malformed)? {
+        parts += 1;
+        if parts > MAX_PARTS {
+            return Err(ApiError::unprocessable(format!(
+                "the form has more than {MAX_PARTS} parts"
+            )));
+        }
+        let name = part.name().unwrap_or_default().to_string();
+        if name == "audio" {
+            if form.audio.is_some() {
+                return Err(ApiError::unprocessable(
+                    "the form has more than one `audio` part",
+                ));
+            }
+            let content_type = part.content_type().map(str::to_string);
+            let mut bytes = Vec::new();
+            while let Some(chunk) = part.chunk().await.map_err(malformed)? {
+                if bytes.len() + chunk.len() > audio_limit {
+                    return Err(too_large(audio_limit));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            form.audio = Some(AudioPart {
+                bytes,
+                content_type,
+            });
+            continue;
+        }
+        let wanted = fields.contains(&name.as_str());
+        let mut value = Vec::new();
+        while let Some(chunk) = part.chunk().await.map_err(malformed)? {
+            other_bytes += chunk.len();
+            if other_bytes > FORM_OVERHEAD {
+                return Err(too_large(audio_limit));
+            }
+            if wanted {
+                if value.len() + chunk.len() > FIELD_LIMIT {
+                    return Err(ApiError::unprocessable(format!(
+                        "`{name}` is longer than {FIELD_LIMIT} bytes"
+                    )));
+                }
+                value.extend_from_slice(&chunk);
+            }
+        }
+        if wanted {
+            let text = String::from_utf8(value)
+                .map_err(|_| ApiError::unprocessable(format!("`{name}` is not UTF-8 text")))?;
+            form.fields.insert(name, text);
+        }
+    }
+    Ok(form)
+}
+
+/// The audio part, or 422 when the form has none (or an empty one, or one declared as something other than
+/// audio). Browsers label WebM recordings `video/webm` and some clients send `application/octet-stream`; both
+/// are accepted, and the bytes decide.
+pub fn require_audio(form: &mut Form) -> Result<AudioPart, ApiError> {
+    let audio = form
+        .audio
+        .take()
+        .ok_or_else(|| ApiError::unprocessable("the form has no `audio` file part"))?;
+    if let Some(kind) = &audio.content_type {
+        let essence = kind
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        let acceptable = essence.starts_with("audio/")
+            || matches!(
+                essence.as_str(),
+                "video/webm" | "video/ogg" | "application/ogg" | "application/octet-stream" | ""
+            );
+        if !acceptable {
+            return Err(ApiError::unprocessable(format!(
+                "the `audio` part is declared as {essence}, not audio/*"
+            )));
+        }
+    }
+    if audio.bytes.is_empty() {
+        return Err(ApiError::unprocessable("the `audio` part is empty"));
+    }
+    Ok(audio)
+}
