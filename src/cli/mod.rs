@@ -6,6 +6,7 @@ mod client;
 mod models;
 mod scenario;
 mod serve;
+mod stt;
 mod text;
 mod tts;
 
@@ -36,7 +37,8 @@ enum Command {
     /// See how Swahili text will be read: normalised words and phonemes.
     #[command(subcommand)]
     Text(text::TextCommand),
-    /// Synthesise Swahili speech to a WAV file with a built-in voice (no server, no model files).
+    /// Synthesise Swahili speech to a WAV file, in-process: a built-in voice (no model files) or a configured
+    /// neural voice.
     ///
     /// Example: sauti tts "Habari ya asubuhi" -o habari.wav --voice baraka --speaking-rate 1.2
     Tts(tts::TtsArgs),
@@ -57,11 +59,10 @@ enum Command {
     /// The model catalog: list fetchable models, download and install them.
     #[command(subcommand)]
     Models(models::ModelsCommand),
-    /// Transcribe an audio file (needs a speech recognition model; none is installed in this build).
-    Stt {
-        /// The audio file.
-        file: std::path::PathBuf,
-    },
+    /// Transcribe an audio file in-process with the configured Whisper model.
+    ///
+    /// Example: sauti models fetch whisper-base && sauti stt question.webm --language sw
+    Stt(stt::SttArgs),
 }
 
 /// Run the parsed command.
@@ -77,10 +78,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Voices(args) => client::voices(args),
         Command::Jobs(command) => client::jobs(command),
         Command::Models(command) => models::run(command),
-        Command::Stt { file } => Err(anyhow::anyhow!(
-            "speech recognition is not available: no recognition model is installed, so {} cannot be transcribed",
-            file.display()
-        )),
+        Command::Stt(args) => stt::run(args),
     }
     .map(|()| ExitCode::SUCCESS)
 }

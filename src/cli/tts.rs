@@ -1,4 +1,5 @@
-//! `sauti tts`: synthesise locally with a built-in voice, no server needed.
+//! `sauti tts`: synthesise locally, no server needed: a built-in voice, or a configured neural voice run
+//! in-process through ONNX Runtime.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -7,6 +8,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use sauti::audio;
+use sauti::config::Settings;
+use sauti::tts::catalog::load_configured;
 use sauti::tts::voices::{BARAKA, ZURI};
 use sauti::tts::{EmbeddedVoice, VoiceSettings};
 
@@ -28,7 +31,8 @@ pub struct TtsArgs {
     /// Where to write the WAV file.
     #[arg(short, long)]
     output: PathBuf,
-    /// Voice id: "zuri" (female, the TTS default) or "baraka" (male, the agent default).
+    /// Voice id: "zuri" (female, the TTS default), "baraka" (male, the agent default), or a neural voice of
+    /// the configuration's [[tts.voices]] (e.g. "mms-swh" once `sauti models fetch mms-tts-swh` installed it).
     #[arg(long, default_value = ZURI)]
     voice: String,
     /// Tempo: 2.0 speaks in about half the time (0.25–4.0).
@@ -46,26 +50,25 @@ pub struct TtsArgs {
     /// A lexicon file to use instead of the built-in config/lexicon.toml.
     #[arg(long)]
     lexicon: Option<PathBuf>,
+    /// A configuration file (as `serve --config`) declaring neural voices and where models live.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 pub fn run(args: TtsArgs) -> anyhow::Result<()> {
+    let lexicon = load_lexicon(args.lexicon.clone())?;
     let voice = match args.voice.as_str() {
         ZURI => EmbeddedVoice::zuri(),
         BARAKA => EmbeddedVoice::baraka(),
-        other => bail!("unknown voice {other:?}; built-in voices are {ZURI:?} and {BARAKA:?}"),
+        other => return neural(&args, other, &lexicon),
     }
-    .with_lexicon(load_lexicon(args.lexicon)?);
+    .with_lexicon(lexicon);
     let settings = VoiceSettings {
         speaking_rate: args.speaking_rate,
         noise_scale: args.noise_scale,
         noise_scale_duration: args.noise_scale_duration,
     };
-    let text = match (&args.text, &args.file) {
-        (Some(text), _) => text.clone(),
-        (None, Some(file)) => std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read {}", file.display()))?,
-        (None, None) => bail!("give the text, or --file FILE"),
-    };
+    let text = text_of(&args)?;
     let bar = indicatif::ProgressBar::new(0);
     if std::io::stderr().is_terminal() && args.file.is_some() {
         bar.set_style(
@@ -90,6 +93,54 @@ pub fn run(args: TtsArgs) -> anyhow::Result<()> {
         args.output.display(),
         samples.len() as f64 / f64::from(audio::SAMPLE_RATE),
         args.voice
+    );
+    Ok(())
+}
+
+fn text_of(args: &TtsArgs) -> anyhow::Result<String> {
+    match (&args.text, &args.file) {
+        (Some(text), _) => Ok(text.clone()),
+        (None, Some(file)) => {
+            std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))
+        }
+        (None, None) => bail!("give the text, or --file FILE"),
+    }
+}
+
+/// A configured neural voice, loaded and run in-process.
+fn neural(
+    args: &TtsArgs,
+    voice_id: &str,
+    lexicon: &sauti::tts::lexicon::Lexicon,
+) -> anyhow::Result<()> {
+    let config = Settings::load(std::path::Path::new("config"), args.config.as_deref())?;
+    let synthesizer = match load_configured(&config, voice_id, lexicon) {
+        None => {
+            let neural: Vec<&str> = config.tts.voices.iter().map(|v| v.id.as_str()).collect();
+            bail!(
+                "unknown voice {voice_id:?}; voices are {ZURI:?}, {BARAKA:?}{}",
+                neural
+                    .iter()
+                    .map(|id| format!(", {id:?}"))
+                    .collect::<String>()
+            )
+        }
+        Some(Err(reason)) => bail!("voice {voice_id:?} is inactive: {reason}"),
+        Some(Ok(synthesizer)) => synthesizer,
+    };
+    let settings = VoiceSettings {
+        speaking_rate: args.speaking_rate,
+        noise_scale: args.noise_scale,
+        noise_scale_duration: args.noise_scale_duration,
+    };
+    let samples = synthesizer.synthesize(&text_of(args)?, &settings)?;
+    std::fs::write(&args.output, audio::encode_wav_16k(&samples))
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    eprintln!(
+        "{}: {:.2} s of audio, voice {voice_id} ({})",
+        args.output.display(),
+        samples.len() as f64 / f64::from(audio::SAMPLE_RATE),
+        synthesizer.engine()
     );
     Ok(())
 }

@@ -162,6 +162,17 @@ impl VoiceRegistry {
 }
 
 /// Load one configured neural voice; the error says what is missing and how to install it.
+/// Load one configured neural voice by id: `None` when no `[[tts.voices]]` entry has that id, `Err` with what
+/// to install when it cannot load.
+pub fn load_configured(
+    settings: &Settings,
+    voice_id: &str,
+    lexicon: &Lexicon,
+) -> Option<Result<Arc<dyn Synthesizer>, String>> {
+    let voice = settings.tts.voices.iter().find(|v| v.id == voice_id)?;
+    Some(load(voice, settings, lexicon).map(|v| Arc::new(v) as Arc<dyn Synthesizer>))
+}
+
 fn load(
     voice: &VoiceSettingsEntry,
     settings: &Settings,
