@@ -388,15 +388,32 @@ def fixtures():
     print(f"wrote {OUT}")
 
 
+def real_layout_tokenizer():
+    """Whisper's real id layout (51,865 tokens): 50,257 byte-level entries (the 256 bytes, then fillers that
+    decode as plain text), then the special tokens at Whisper's ids and the 1,501 timestamps."""
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    vocab = {symbol: i for i, symbol in enumerate(sorted(alphabet))}
+    while len(vocab) < 50257:
+        vocab[f"w{len(vocab)}"] = len(vocab)
+    model = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    model.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    model.decoder = decoders.ByteLevel()
+    specials = (["<|endoftext|>", "<|startoftranscript|>"] + [f"<|{code}|>" for code in LANGUAGES] + TASKS
+                + [f"<|{i * 0.02:.2f}|>" for i in range(1501)])
+    model.add_special_tokens(specials)
+    assert model.token_to_id("<|notimestamps|>") == 50363 and model.get_vocab_size() == 51865
+    return model
+
+
 def full_size(directory):
-    """A whisper-base-size model with the real vocabulary layout (51,865 tokens) for the benchmark."""
+    """A whisper-base-size model (random weights) with Whisper's real vocabulary layout, for the benchmark:
+    the optimum-layout ONNX graphs, the transformers checkpoint (for transformers and the CTranslate2 converter)
+    and the tokenizer and configs."""
     torch.manual_seed(3)
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    vocab = tokenizer(50257)
-    assert vocab.token_to_id("<|endoftext|>") <= 50257
+    vocab = real_layout_tokenizer()
     config = config_for("base", vocab)
-    config.vocab_size = 51865
     model = WhisperForConditionalGeneration(config).eval()
     generation = generation_config(vocab, config)
     model.generation_config = generation
@@ -405,6 +422,11 @@ def full_size(directory):
     generation.save_pretrained(str(out))
     WhisperFeatureExtractor(feature_size=80).save_pretrained(str(out))
     model.save_pretrained(str(out / "transformers"))
+    WhisperFeatureExtractor(feature_size=80).save_pretrained(str(out / "transformers"))
+    from transformers import PreTrainedTokenizerFast
+    PreTrainedTokenizerFast(tokenizer_object=vocab, eos_token="<|endoftext|>", bos_token="<|endoftext|>",
+                            unk_token="<|endoftext|>", pad_token="<|endoftext|>").save_pretrained(
+        str(out / "transformers"))
     export(model, out)
     print(f"wrote {out}")
 

@@ -173,8 +173,30 @@ impl Whisper {
 
     /// Decode one window of at most 30 s: the generated token ids, end-of-text excluded.
     pub fn decode_window(&self, samples: &[f32], language: &str) -> Result<Vec<u32>, AsrError> {
-        let prompt = self.prompt(language)?;
+        self.decode_with(samples, language, self.greedy.clone())
+    }
+
+    /// Decode exactly `count` tokens of one window (fewer only where the model's positions run out), never
+    /// stopping at end-of-text: benchmarks time a fixed amount of decoding this way.
+    pub fn decode_exactly(
+        &self,
+        samples: &[f32],
+        language: &str,
+        count: usize,
+    ) -> Result<Vec<u32>, AsrError> {
         let mut greedy = self.greedy.clone();
+        greedy.suppress.push(greedy.end_of_text);
+        greedy.max_new_tokens = count;
+        self.decode_with(samples, language, greedy)
+    }
+
+    fn decode_with(
+        &self,
+        samples: &[f32],
+        language: &str,
+        mut greedy: Greedy,
+    ) -> Result<Vec<u32>, AsrError> {
+        let prompt = self.prompt(language)?;
         greedy.max_new_tokens = greedy
             .max_new_tokens
             .min(self.max_target_positions.saturating_sub(prompt.len()));
