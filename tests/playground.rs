@@ -37,18 +37,13 @@ fn the_page_is_served_self_contained() {
     assert!(!page.contains("http://") && !page.contains("https://") && !page.contains("//cdn"));
 }
 
-#[test]
-fn the_playground_works_in_chromium() {
+/// Run tests/browser/playground.mjs against `server` in `mode` (`no-model` or `model`).
+fn drive_chromium(server: &Server, mode: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let modules = root.join("target/browser/node_modules");
     assert!(
         modules.join("playwright-core").is_dir() && Path::new("/usr/bin/chromium").exists(),
         "the browser test needs Chromium and playwright-core: run tools/test.sh, which installs them"
-    );
-    let data = temp_dir();
-    let server = Server::start(
-        data.path(),
-        &[("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000")],
     );
     let output = Command::new("node")
         .arg(root.join("tests/browser/playground.mjs"))
@@ -56,6 +51,7 @@ fn the_playground_works_in_chromium() {
         .arg(KEY_A)
         .arg(root.join("tests/fixtures/audio/speech-pcm16-16000-1ch-2500ms.wav"))
         .arg(root.join("target/browser/screenshots"))
+        .arg(mode)
         .env("NODE_PATH", &modules)
         .current_dir(root.join("target/browser"))
         .output()
@@ -67,7 +63,35 @@ fn the_playground_works_in_chromium() {
     );
     assert!(output.status.success(), "{text}");
     assert!(text.contains("all checks passed"), "{text}");
+}
+
+#[test]
+fn the_playground_works_in_chromium() {
+    let data = temp_dir();
+    let server = Server::start(
+        data.path(),
+        &[("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000")],
+    );
+    drive_chromium(&server, "no-model");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     assert!(root
         .join("target/browser/screenshots/playground-agent.png")
         .exists());
+}
+
+#[test]
+fn the_playground_talks_to_the_agent_in_chromium_with_a_model() {
+    let data = temp_dir();
+    let model = fixture("whisper/model");
+    let library = onnxruntime();
+    let server = Server::start(
+        data.path(),
+        &[
+            ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+            ("SAUTI__ASR__MODEL", model.to_str().unwrap()),
+            ("SAUTI__ASR__MAX_NEW_TOKENS", "8"),
+            ("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap()),
+        ],
+    );
+    drive_chromium(&server, "model");
 }

@@ -1,5 +1,6 @@
 // Drives the playground in headless Debian Chromium with playwright-core.
-// Usage: node tests/browser/playground.mjs BASE_URL API_KEY MICROPHONE_WAV SCREENSHOT_DIR
+// Usage: node tests/browser/playground.mjs BASE_URL API_KEY MICROPHONE_WAV SCREENSHOT_DIR [no-model|model]
+// ("model": the server has a speech recognition model, so spoken turns get transcripts; default "no-model")
 // Exits non-zero with a message on the first failed expectation.
 import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
@@ -8,7 +9,7 @@ import { mkdirSync } from "node:fs";
 const require = createRequire(`${process.env.NODE_PATH}/`);
 const { chromium } = require("playwright-core");
 
-const [base, key, microphone, shots] = process.argv.slice(2);
+const [base, key, microphone, shots, mode = "no-model"] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
 
 function expect(condition, message) {
@@ -66,17 +67,35 @@ try {
   expect((await page.textContent("#agent-turns .meta")).includes("total"), "timings shown");
   expect((await page.textContent("#agent-status")).includes("ses_"), "a session");
 
-  // Hold to talk from the fake microphone: the audio mode answers, here that recognition is not installed.
+  // Hold to talk from the fake microphone: without a model the 503 is explained; with one the turn is heard.
   const talk = await page.$("#agent-talk");
   const box = await talk.boundingBox();
+  const turnsBefore = (await page.$$("#agent-turns .turn.user")).length;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.down();
-  await page.waitForTimeout(1500);
+  await page.waitForTimeout(2500);
   await page.mouse.up();
-  await page.waitForFunction(() => document.querySelector("#agent-status").classList.contains("error"), null, { timeout: 20000 });
-  const status = await page.textContent("#agent-status");
-  expect(status.includes("Not available") && status.toLowerCase().includes("speech recognition"), `the 503 in words: ${status}`);
-  await page.screenshot({ path: `${shots}/playground-agent.png`, fullPage: true });
+  if (mode === "model") {
+    await page.waitForFunction((n) => document.querySelectorAll("#agent-turns .turn.user").length > n, turnsBefore, { timeout: 60000 })
+      .catch(async () => { throw new Error(`no spoken turn: ${await page.textContent("#agent-status")}`); });
+    const metas = await page.$$("#agent-turns .meta");
+    const meta = await metas[metas.length - 1].textContent();
+    expect(meta.includes("recognition"), `the recognition time is shown: ${meta}`);
+    expect((await page.textContent("#agent-status")).includes("ses_"), "the spoken turn continues the session");
+    await page.screenshot({ path: `${shots}/playground-agent-spoken.png`, fullPage: true });
+
+    // Speech recognition panel: record, stop, and the transcript appears with its duration.
+    await page.click("#stt-record");
+    await page.waitForTimeout(2000);
+    await page.click("#stt-record");
+    await page.waitForFunction(() => /language sw/.test(document.querySelector("#stt-status").textContent), null, { timeout: 60000 })
+      .catch(async () => { throw new Error(`no transcript: ${await page.textContent("#stt-status")}`); });
+  } else {
+    await page.waitForFunction(() => document.querySelector("#agent-status").classList.contains("error"), null, { timeout: 20000 });
+    const status = await page.textContent("#agent-status");
+    expect(status.includes("Not available") && status.toLowerCase().includes("speech recognition"), `the 503 in words: ${status}`);
+    await page.screenshot({ path: `${shots}/playground-agent.png`, fullPage: true });
+  }
 
   // A refused key is explained in words.
   await page.fill("#key", "not-a-valid-key-123");
