@@ -27,6 +27,8 @@ pub struct Settings {
     pub tts: TtsSettings,
     /// Speech recognition: the Whisper model, workers, upload limit.
     pub asr: AsrSettings,
+    /// Voice cloning: upload limit, voices per key, whether references are kept.
+    pub clone: CloneSettings,
     /// Asynchronous synthesis jobs.
     pub jobs: JobSettings,
     /// Actor supervision.
@@ -275,6 +277,31 @@ impl Default for AsrSettings {
     }
 }
 
+/// `[clone]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CloneSettings {
+    /// Largest reference upload in bytes.
+    pub max_upload_bytes: usize,
+    /// Cloned voices one key may have.
+    pub max_voices_per_key: usize,
+    /// Keep each reference recording (as 16 kHz WAV under `data_dir/voices/`) besides the profile.
+    pub keep_reference: bool,
+    /// Analyses that may run or wait at once; beyond that callers get 503 `server_busy`.
+    pub queue: usize,
+}
+
+impl Default for CloneSettings {
+    fn default() -> Self {
+        Self {
+            max_upload_bytes: 50 * 1024 * 1024,
+            max_voices_per_key: 20,
+            keep_reference: false,
+            queue: 4,
+        }
+    }
+}
+
 /// `[jobs]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -455,6 +482,12 @@ impl Settings {
         }
         if self.jobs.workers == 0 {
             return invalid("jobs.workers", "must be at least 1");
+        }
+        if self.clone.max_upload_bytes < 1024 {
+            return invalid("clone.max_upload_bytes", "must be at least 1024");
+        }
+        if self.clone.queue == 0 {
+            return invalid("clone.queue", "must be at least 1");
         }
         if self.asr.workers == 0 {
             return invalid("asr.workers", "must be at least 1");

@@ -85,6 +85,7 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
             .into());
         }
     }
+    restore_cloned_voices(&db, &voices)?;
     let dialogue = DialogueArgs::from_settings(&settings.dialogue)?;
     let recognizer = {
         let settings = Arc::clone(&settings);
@@ -235,4 +236,24 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = terminate => {},
     }
+}
+
+/// Publish the stored cloned voices (each to its owner) before the server answers.
+fn restore_cloned_voices(db: &Database, voices: &VoiceRegistry) -> Result<(), ServeError> {
+    let lexicon = crate::tts::lexicon::Lexicon::embedded();
+    let records = db.run_blocking(|c| crate::storage::voice_queries::all(c))?;
+    for record in &records {
+        match crate::clone::rebuild(record, lexicon) {
+            Ok((profile, voice)) => voices.add_cloned(
+                &record.owner,
+                crate::clone::voice_info(record, &profile),
+                voice,
+            ),
+            Err(why) => tracing::error!(%why, "cloned voice not restored"),
+        }
+    }
+    if !records.is_empty() {
+        tracing::info!(voices = records.len(), "cloned voices restored");
+    }
+    Ok(())
 }

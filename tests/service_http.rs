@@ -382,28 +382,19 @@ fn voices_list_filter_and_lookup() {
 }
 
 #[test]
-fn components_not_built_yet_answer_503_with_a_reason() {
+fn upload_endpoints_need_a_key_and_a_form() {
     let dir = temp_dir();
     let server = Server::start(dir.path(), &[]);
-    // Voice cloning is not built yet (speech recognition: tests/speech_to_text.rs).
-    let reply = post_raw(
-        &server.url("/v1/voice-clone/"),
-        Some(KEY_A),
-        "application/json",
-        b"{}",
-    );
-    assert_problem(&reply, 503, "not_available");
-    assert!(reply.header("retry-after").is_some());
-    assert_problem(
-        &post_raw(
-            &server.url("/v1/speech-to-text/"),
-            None,
-            "application/json",
-            b"{}",
-        ),
-        401,
-        "unauthorized",
-    );
+    for path in [
+        "/v1/speech-to-text/",
+        "/v1/voice-clone/",
+        "/v1/voice-agent/converse/audio",
+    ] {
+        let without_key = post_raw(&server.url(path), None, "application/json", b"{}");
+        assert_problem(&without_key, 401, "unauthorized");
+        let json = post_raw(&server.url(path), Some(KEY_A), "application/json", b"{}");
+        assert_problem(&json, 415, "unsupported_media_type");
+    }
 }
 
 #[test]

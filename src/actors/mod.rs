@@ -7,12 +7,12 @@
 //! - [`dialogue`] — scenarios, the dialogue backend and conversation sessions.
 //! - [`asr`] — speech recognition with bounded admission on blocking threads.
 //! - [`agent`] — one voice-agent turn: (recognition,) dialogue, then speech.
-//! - [`component`] — voice cloning: a real actor that answers "not available" until its engine is built.
+//! - [`clone`] — voice cloning: speaker analysis, storage and publication of cloned voices.
 //! - [`supervisor`] — spawning, restart budget, readiness.
 
 pub mod agent;
 pub mod asr;
-pub mod component;
+pub mod clone;
 pub mod dialogue;
 #[cfg(feature = "fault-injection")]
 pub mod faults;

@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod decode;
 pub mod encode;
 mod opus;
+pub mod pitch;
 pub mod resample;
 pub mod sniff;
 mod structure;

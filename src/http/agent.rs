@@ -101,7 +101,7 @@ fn agent_request(
 ) -> Result<AgentRequest, ApiError> {
     let scenario = scenario.unwrap_or_else(|| DEFAULT_SCENARIO.to_string());
     let voice_id = voice_id.unwrap_or_else(|| state.settings.tts.agent_voice.clone());
-    if state.voices.get(&voice_id).is_none() {
+    if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
         return Err(ApiError::not_found(format!(
             "voice_id {voice_id:?} not found"
         )));

@@ -3,11 +3,11 @@
 
 mod agent;
 pub mod auth;
+mod cloning;
 mod extract;
 mod health;
 pub mod limits;
 pub mod openapi;
-mod pending;
 mod playground;
 pub mod problem;
 mod recognition;
@@ -55,6 +55,7 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
     let uploads = OpenApiRouter::new()
         .routes(routes!(recognition::speech_to_text))
         .routes(routes!(agent::converse_audio))
+        .routes(routes!(cloning::clone_voice))
         .layer(DefaultBodyLimit::disable());
     let v1 = OpenApiRouter::new()
         .routes(routes!(speech::text_to_speech))
@@ -62,8 +63,7 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(speech::job_status))
         .routes(routes!(speech::job_audio))
         .routes(routes!(voices::list))
-        .routes(routes!(voices::get))
-        .routes(routes!(pending::voice_clone))
+        .routes(routes!(voices::get, cloning::delete_voice))
         .routes(routes!(agent::converse))
         .merge(uploads);
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())

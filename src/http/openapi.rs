@@ -47,11 +47,14 @@ pub struct SpeechToTextForm {
 #[derive(ToSchema)]
 #[allow(dead_code)]
 pub struct VoiceCloneForm {
-    /// The reference audio; at most 50 MB, 6 to 30 seconds recommended.
+    /// The reference audio (WAV, MP3, WebM, FLAC or Ogg); at most 50 MB, at least 3 s of speech, 6 to 30
+    /// seconds recommended.
     #[schema(value_type = String, format = Binary)]
     pub audio: Vec<u8>,
     /// Display name; `Cloned Voice` by default, cut to 100 characters.
     pub name: Option<String>,
+    /// Provenance: a statement of the speaker's consent (who agreed, when, how), stored with the voice.
+    pub consent: Option<String>,
 }
 
 /// An audio-mode agent turn (`multipart/form-data`).

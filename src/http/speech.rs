@@ -100,7 +100,7 @@ pub async fn text_to_speech(
     ApiPath(voice_id): ApiPath<String>,
     ApiJson(request): ApiJson<TtsRequest>,
 ) -> Result<Response, ApiError> {
-    if state.voices.get(&voice_id).is_none() {
+    if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
         return Err(ApiError::not_found(format!("voice {voice_id:?} not found")));
     }
     let chars = check_text(&request.text, TTS_MAX_CHARS)?;

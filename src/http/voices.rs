@@ -1,9 +1,10 @@
 //! `GET /v1/voices` and `GET /v1/voices/{voice_id}`.
 
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
+use super::auth::Caller;
 use super::extract::{ApiPath, ApiQuery};
 use super::problem::ApiError;
 use super::AppState;
@@ -23,15 +24,18 @@ pub struct VoiceList {
     voices: Vec<VoiceInfo>,
 }
 
-/// `GET /v1/voices[?language=sw]`.
+/// `GET /v1/voices[?language=sw]`: the server's voices, then the caller's cloned voices.
 #[utoipa::path(get, path = "/voices", operation_id = "listVoices", tag = "voices", summary = "List voices", params(VoiceFilter),
     responses((status = 200, description = "The voices", body = VoiceList)))]
 pub async fn list(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     ApiQuery(filter): ApiQuery<VoiceFilter>,
 ) -> Json<VoiceList> {
     Json(VoiceList {
-        voices: state.voices.list(filter.language.as_deref()),
+        voices: state
+            .voices
+            .list_for(&caller.key_id, filter.language.as_deref()),
     })
 }
 
@@ -40,16 +44,16 @@ pub async fn list(
     params(("voice_id" = String, Path, description = "The voice id", example = "zuri")),
     responses(
         (status = 200, description = "The voice", body = VoiceInfo),
-        (status = 404, description = "No such voice", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice (another key's cloned voice included)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn get(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     ApiPath(voice_id): ApiPath<String>,
 ) -> Result<Json<VoiceInfo>, ApiError> {
     state
         .voices
-        .get(&voice_id)
-        .cloned()
+        .get_for(&caller.key_id, &voice_id)
         .map(Json)
         .ok_or_else(|| ApiError::not_found(format!("voice {voice_id:?} not found")))
 }

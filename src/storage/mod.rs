@@ -4,6 +4,7 @@
 mod artifacts;
 mod jobs;
 mod keys;
+mod voices;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -13,6 +14,7 @@ use rusqlite::Connection;
 pub use artifacts::ArtifactStore;
 pub use jobs::{JobRecord, JobStatus};
 pub use keys::{hash_key, key_id, KeyRecord};
+pub use voices::ClonedVoiceRecord;
 
 /// Storage failures; the HTTP layer reports them as 503 (the service cannot do its job right now).
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +79,7 @@ impl Database {
         connection.pragma_update(None, "synchronous", "NORMAL")?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         connection.execute_batch(SCHEMA)?;
+        connection.execute_batch(voices::SCHEMA)?;
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
             data_dir: data_dir.to_path_buf(),
@@ -147,6 +150,11 @@ pub mod job_queries {
         count_unfinished, delete_expired, get, insert, mark_failed, mark_running, mark_succeeded,
         queued, requeue_running, set_progress,
     };
+}
+
+/// Cloned-voice table operations, for the clone actor.
+pub mod voice_queries {
+    pub use super::voices::{all, delete, insert};
 }
 
 /// Key table operations, for start-up and `sauti keys`.

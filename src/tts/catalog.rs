@@ -1,8 +1,9 @@
 //! The voices a server offers (spec §2.2) and the synthesizer behind each: the two built-in formant voices and
 //! the neural voices of `[[tts.voices]]`, which are listed inactive (with what to install) when their model or
-//! ONNX Runtime is missing.
+//! ONNX Runtime is missing. Cloned voices are added while the server runs; each is visible only to the key that
+//! made it.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 
@@ -47,6 +48,9 @@ pub struct VoiceInfo {
     /// Why an inactive voice cannot synthesise, and what to install.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status_detail: Option<String>,
+    /// When a cloned voice was made (RFC 3339); absent for the server's own voices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
 }
 
 struct Entry {
@@ -54,10 +58,17 @@ struct Entry {
     synthesizer: Result<Arc<dyn Synthesizer>, String>,
 }
 
-/// Every voice of this server, in listing order.
+/// A cloned voice and the key that owns it.
+struct Cloned {
+    owner: String,
+    entry: Entry,
+}
+
+/// Every voice of this server, in listing order, then the cloned voices.
 #[derive(Default)]
 pub struct VoiceRegistry {
     entries: Vec<Entry>,
+    cloned: RwLock<Vec<Cloned>>,
 }
 
 impl VoiceRegistry {
@@ -75,6 +86,7 @@ impl VoiceRegistry {
             engine: "formant".into(),
             licence: None,
             status_detail: None,
+            created_at: None,
         };
         registry.add(
             voice(
@@ -119,6 +131,7 @@ impl VoiceRegistry {
                 engine: voice.engine.clone(),
                 licence: voice.licence.clone(),
                 status_detail: None,
+                created_at: None,
             };
             registry.add(info, loaded.map(|v| Arc::new(v) as Arc<dyn Synthesizer>));
         }
@@ -135,7 +148,74 @@ impl VoiceRegistry {
         self.entries.push(Entry { info, synthesizer });
     }
 
-    /// A voice's public description.
+    /// A voice as `owner` (a key id) may see it: the server's voices and the owner's cloned voices.
+    pub fn get_for(&self, owner: &str, voice_id: &str) -> Option<VoiceInfo> {
+        if let Some(info) = self.get(voice_id) {
+            return Some(info.clone());
+        }
+        self.read_cloned()
+            .iter()
+            .find(|c| c.owner == owner && c.entry.info.voice_id == voice_id)
+            .map(|c| c.entry.info.clone())
+    }
+
+    /// The voices `owner` may use, or those of one language.
+    pub fn list_for(&self, owner: &str, language: Option<&str>) -> Vec<VoiceInfo> {
+        let mut voices = self.list(language);
+        voices.extend(
+            self.read_cloned()
+                .iter()
+                .filter(|c| c.owner == owner)
+                .filter(|c| {
+                    language.is_none_or(|l| c.entry.info.language_code.eq_ignore_ascii_case(l))
+                })
+                .map(|c| c.entry.info.clone()),
+        );
+        voices
+    }
+
+    /// Add a cloned voice owned by `owner` (replacing one with the same id).
+    pub fn add_cloned(&self, owner: &str, info: VoiceInfo, synthesizer: Arc<dyn Synthesizer>) {
+        let mut cloned = self.write_cloned();
+        cloned.retain(|c| c.entry.info.voice_id != info.voice_id);
+        cloned.push(Cloned {
+            owner: owner.to_string(),
+            entry: Entry {
+                info,
+                synthesizer: Ok(synthesizer),
+            },
+        });
+    }
+
+    /// Remove `owner`'s cloned voice; whether there was one.
+    pub fn remove_cloned(&self, owner: &str, voice_id: &str) -> bool {
+        let mut cloned = self.write_cloned();
+        let before = cloned.len();
+        cloned.retain(|c| !(c.owner == owner && c.entry.info.voice_id == voice_id));
+        cloned.len() != before
+    }
+
+    /// How many cloned voices `owner` has.
+    pub fn cloned_count(&self, owner: &str) -> usize {
+        self.read_cloned()
+            .iter()
+            .filter(|c| c.owner == owner)
+            .count()
+    }
+
+    fn read_cloned(&self) -> std::sync::RwLockReadGuard<'_, Vec<Cloned>> {
+        self.cloned
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write_cloned(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Cloned>> {
+        self.cloned
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// One of the server's own voices (built-in or configured), whoever asks.
     pub fn get(&self, voice_id: &str) -> Option<&VoiceInfo> {
         self.entries
             .iter()
@@ -143,15 +223,22 @@ impl VoiceRegistry {
             .map(|e| &e.info)
     }
 
-    /// The synthesizer of a voice: `None` for an unknown voice, `Err(reason)` for an inactive one.
+    /// The synthesizer of a voice: `None` for an unknown voice, `Err(reason)` for an inactive one. Cloned
+    /// voices are found whoever owns them: callers check ownership with [`Self::get_for`] first.
     pub fn synthesizer(&self, voice_id: &str) -> Option<Result<Arc<dyn Synthesizer>, String>> {
         self.entries
             .iter()
             .find(|e| e.info.voice_id == voice_id)
             .map(|e| e.synthesizer.clone())
+            .or_else(|| {
+                self.read_cloned()
+                    .iter()
+                    .find(|c| c.entry.info.voice_id == voice_id)
+                    .map(|c| c.entry.synthesizer.clone())
+            })
     }
 
-    /// Every voice, or those of one language.
+    /// The server's own voices, or those of one language.
     pub fn list(&self, language: Option<&str>) -> Vec<VoiceInfo> {
         self.entries
             .iter()
@@ -161,7 +248,6 @@ impl VoiceRegistry {
     }
 }
 
-/// Load one configured neural voice; the error says what is missing and how to install it.
 /// Load one configured neural voice by id: `None` when no `[[tts.voices]]` entry has that id, `Err` with what
 /// to install when it cannot load.
 pub fn load_configured(
@@ -173,6 +259,7 @@ pub fn load_configured(
     Some(load(voice, settings, lexicon).map(|v| Arc::new(v) as Arc<dyn Synthesizer>))
 }
 
+/// Load one configured neural voice; the error says what is missing and how to install it.
 fn load(
     voice: &VoiceSettingsEntry,
     settings: &Settings,

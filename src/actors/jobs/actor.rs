@@ -181,7 +181,12 @@ impl Actor for JobsActor {
 }
 
 async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> {
-    if state.args.voices.get(&job.voice_id).is_none() {
+    if state
+        .args
+        .voices
+        .get_for(&job.owner, &job.voice_id)
+        .is_none()
+    {
         return Err(JobsError::UnknownVoice(job.voice_id));
     }
     let limit = state.args.settings.max_unfinished_per_key;

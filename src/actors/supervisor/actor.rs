@@ -7,7 +7,7 @@ use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SpawnErr, 
 
 use crate::actors::agent::{AgentActor, AgentArgs, ToAgentActor};
 use crate::actors::asr::{AsrActor, AsrArgs, AsrHandle, ToAsrActor};
-use crate::actors::component::{Component, ComponentActor, ToComponentActor};
+use crate::actors::clone::{CloneActor, CloneArgs, ToCloneActor};
 use crate::actors::dialogue::{DialogueActor, DialogueArgs, DialogueHandle, ToDialogueActor};
 use crate::actors::jobs::{JobsActor, JobsArgs, ToJobsActor};
 use crate::actors::tts::{ToTtsActor, TtsActor, TtsArgs, TtsHandle};
@@ -27,7 +27,7 @@ pub struct Slots {
     pub asr: ActorSlot<ToAsrActor>,
     pub dialogue: ActorSlot<ToDialogueActor>,
     pub agent: ActorSlot<ToAgentActor>,
-    pub clone: ActorSlot<ToComponentActor>,
+    pub clone: ActorSlot<ToCloneActor>,
 }
 
 /// Everything needed to (re)start the children.
@@ -35,6 +35,7 @@ pub struct SupervisorArgs {
     pub slots: Slots,
     pub tts: TtsArgs,
     pub asr: AsrArgs,
+    pub clone: CloneArgs,
     pub dialogue: DialogueArgs,
     pub voices: Arc<VoiceRegistry>,
     pub db: Database,
@@ -51,7 +52,7 @@ enum Child {
     Jobs,
     Dialogue,
     Agent,
-    Component(Component),
+    Clone,
 }
 
 impl Child {
@@ -62,7 +63,7 @@ impl Child {
             Child::Jobs => "jobs",
             Child::Dialogue => "dialogue",
             Child::Agent => "agent",
-            Child::Component(c) => c.actor_name(),
+            Child::Clone => "clone",
         }
     }
 }
@@ -73,7 +74,7 @@ const CHILDREN: [Child; 6] = [
     Child::Jobs,
     Child::Dialogue,
     Child::Agent,
-    Child::Component(Component::Clone),
+    Child::Clone,
 ];
 
 /// The root of the actor graph.
@@ -129,20 +130,14 @@ impl SupervisorState {
                 a.slots.agent.set(Some(actor.clone()));
                 actor.get_cell()
             }
-            Child::Component(component) => {
-                let (actor, _) = Actor::spawn_linked(None, ComponentActor, component, me).await?;
-                self.slot(component).set(Some(actor.clone()));
+            Child::Clone => {
+                let (actor, _) = Actor::spawn_linked(None, CloneActor, a.clone.clone(), me).await?;
+                a.slots.clone.set(Some(actor.clone()));
                 actor.get_cell()
             }
         };
         self.children.insert(cell.get_id(), (child, cell));
         Ok(())
-    }
-
-    fn slot(&self, component: Component) -> &ActorSlot<ToComponentActor> {
-        match component {
-            Component::Clone => &self.args.slots.clone,
-        }
     }
 
     fn clear_slot(&self, child: Child) {
@@ -152,7 +147,7 @@ impl SupervisorState {
             Child::Jobs => self.args.slots.jobs.set(None),
             Child::Dialogue => self.args.slots.dialogue.set(None),
             Child::Agent => self.args.slots.agent.set(None),
-            Child::Component(c) => self.slot(c).set(None),
+            Child::Clone => self.args.slots.clone.set(None),
         }
     }
 

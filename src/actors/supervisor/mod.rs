@@ -13,12 +13,11 @@ use tokio::sync::Semaphore;
 
 use super::agent::AgentHandle;
 use super::asr::{AsrArgs, AsrHandle};
-use super::component::{Component, ComponentHandle};
+use super::clone::{CloneArgs, CloneHandle};
 use super::dialogue::{DialogueArgs, DialogueHandle};
 use super::jobs::JobsHandle;
 use super::tts::pool::WorkerPool;
 use super::tts::{TtsArgs, TtsHandle};
-use super::ActorSlot;
 use crate::config::Settings;
 use crate::storage::{ArtifactStore, Database};
 use crate::tts::catalog::VoiceRegistry;
@@ -37,7 +36,7 @@ pub struct Graph {
     /// Voice agent.
     pub agent: AgentHandle,
     /// Voice cloning.
-    pub clone: ComponentHandle,
+    pub clone: CloneHandle,
     supervisor: ActorRef<ToSupervisor>,
     restarts: Arc<AtomicU64>,
 }
@@ -67,10 +66,22 @@ impl Graph {
             admission: Arc::new(Semaphore::new(settings.asr.workers + settings.asr.queue)),
             running: Arc::new(Semaphore::new(settings.asr.workers)),
         };
+        let clone = CloneArgs {
+            db: db.clone(),
+            voices: Arc::clone(&voices),
+            lexicon: crate::tts::lexicon::Lexicon::embedded().clone(),
+            max_per_key: settings.clone.max_voices_per_key,
+            references: settings
+                .clone
+                .keep_reference
+                .then(|| settings.storage.data_dir.join("voices")),
+            admission: Arc::new(Semaphore::new(settings.clone.queue)),
+        };
         let args = SupervisorArgs {
             slots: slots.clone(),
             tts,
             asr,
+            clone,
             dialogue,
             voices,
             db,
@@ -80,14 +91,13 @@ impl Graph {
             restarts: Arc::clone(&restarts),
         };
         let (supervisor, join) = Actor::spawn(None, Supervisor, args).await?;
-        let component = |c: Component, slot: &ActorSlot<_>| ComponentHandle::new(c, slot.clone());
         let graph = Graph {
             tts: TtsHandle::new(slots.tts.clone()),
             jobs: JobsHandle::new(slots.jobs.clone()),
             asr: AsrHandle::new(slots.asr.clone()),
             dialogue: DialogueHandle::new(slots.dialogue.clone()),
             agent: AgentHandle::new(slots.agent.clone()),
-            clone: component(Component::Clone, &slots.clone),
+            clone: CloneHandle::new(slots.clone.clone()),
             supervisor,
             restarts,
         };

@@ -1,0 +1,180 @@
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use tokio::sync::Semaphore;
+
+use super::{CloneError, CloneRequest};
+use crate::actors::ActorError;
+use crate::clone::{self, profile, ClonedVoiceSummary};
+use crate::storage::{now_rfc3339, voice_queries, ClonedVoiceRecord, Database};
+use crate::tts::catalog::VoiceRegistry;
+use crate::tts::lexicon::Lexicon;
+
+/// Messages to the CloneActor.
+pub enum ToCloneActor {
+    /// Make a voice.
+    Clone {
+        /// The reference and form fields.
+        request: CloneRequest,
+        /// Where the new voice goes.
+        reply: RpcReplyPort<Result<ClonedVoiceSummary, CloneError>>,
+    },
+    /// Delete a voice.
+    Delete {
+        /// The caller's key id.
+        owner: String,
+        /// Which voice.
+        voice_id: String,
+        /// Whether it existed.
+        reply: RpcReplyPort<Result<bool, CloneError>>,
+    },
+}
+
+/// What the CloneActor is started with; shared across restarts.
+#[derive(Clone)]
+pub struct CloneArgs {
+    /// Where voices are stored.
+    pub db: Database,
+    /// Where they are published.
+    pub voices: Arc<VoiceRegistry>,
+    /// Pronunciations for the voices it builds.
+    pub lexicon: Lexicon,
+    /// Cloned voices one key may have.
+    pub max_per_key: usize,
+    /// Where reference recordings are kept (`None`: they are not kept).
+    pub references: Option<PathBuf>,
+    /// Analyses running or waiting; none left means 503 `server_busy`.
+    pub admission: Arc<Semaphore>,
+}
+
+/// Builds voices in tasks of their own so its mailbox never stalls.
+pub struct CloneActor;
+
+impl Actor for CloneActor {
+    type Msg = ToCloneActor;
+    type State = CloneArgs;
+    type Arguments = CloneArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        args: CloneArgs,
+    ) -> Result<CloneArgs, ActorProcessingErr> {
+        Ok(args)
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut CloneArgs,
+    ) -> Result<(), ActorProcessingErr> {
+        #[cfg(feature = "fault-injection")]
+        crate::actors::faults::maybe_panic("clone");
+        match message {
+            ToCloneActor::Clone { request, reply } => {
+                let Ok(admitted) = Arc::clone(&state.admission).try_acquire_owned() else {
+                    ::metrics::counter!(crate::telemetry::metrics::BUSY_REJECTIONS, "actor" => "clone")
+                        .increment(1);
+                    let _ = reply.send(Err(CloneError::Actor(ActorError::Busy {
+                        component: "voice cloning",
+                        retry_after: 5,
+                    })));
+                    return Ok(());
+                };
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let outcome = make(&state, request).await;
+                    drop(admitted);
+                    let _ = reply.send(outcome);
+                });
+            }
+            ToCloneActor::Delete {
+                owner,
+                voice_id,
+                reply,
+            } => {
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let _ = reply.send(delete(&state, owner, voice_id).await);
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSummary, CloneError> {
+    if state.voices.cloned_count(&request.owner) >= state.max_per_key {
+        return Err(CloneError::TooMany(state.max_per_key));
+    }
+    let CloneRequest {
+        owner,
+        name,
+        consent,
+        samples,
+        source_sha256,
+    } = request;
+    let (profile, samples) = tokio::task::spawn_blocking(move || {
+        let profile = std::panic::catch_unwind(|| profile::analyse(&samples));
+        (profile, samples)
+    })
+    .await
+    .map_err(|e| CloneError::Engine(e.to_string()))?;
+    let profile = profile.map_err(|_| {
+        CloneError::Engine("the speaker analysis failed on this recording".into())
+    })??;
+    let record = ClonedVoiceRecord {
+        voice_id: format!("cv_{}", &uuid::Uuid::new_v4().simple().to_string()[..16]),
+        owner: owner.clone(),
+        name,
+        profile: serde_json::to_string(&profile).map_err(|e| CloneError::Engine(e.to_string()))?,
+        created_at: now_rfc3339(),
+        source_sha256,
+        consent,
+    };
+    if let Some(dir) = &state.references {
+        let path = dir.join(format!("{}.wav", record.voice_id));
+        let wav = crate::audio::encode_wav_16k(&samples);
+        tokio::task::spawn_blocking(move || {
+            std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
+            std::fs::write(&path, wav)
+        })
+        .await
+        .map_err(|e| CloneError::Engine(e.to_string()))?
+        .map_err(crate::storage::StorageError::from)?;
+    }
+    let stored = record.clone();
+    state
+        .db
+        .run(move |c| voice_queries::insert(c, &stored))
+        .await?;
+    let (profile, voice) = clone::rebuild(&record, &state.lexicon).map_err(CloneError::Engine)?;
+    state
+        .voices
+        .add_cloned(&owner, clone::voice_info(&record, &profile), voice);
+    tracing::info!(
+        voice_id = record.voice_id,
+        base = profile.base,
+        f0 = profile.f0_median,
+        "voice cloned"
+    );
+    Ok(ClonedVoiceSummary::of(&record, &profile))
+}
+
+async fn delete(state: &CloneArgs, owner: String, voice_id: String) -> Result<bool, CloneError> {
+    let (who, which) = (owner.clone(), voice_id.clone());
+    let existed = state
+        .db
+        .run(move |c| voice_queries::delete(c, &who, &which))
+        .await?;
+    if existed {
+        state.voices.remove_cloned(&owner, &voice_id);
+        if let Some(dir) = &state.references {
+            let _ = std::fs::remove_file(dir.join(format!("{voice_id}.wav")));
+        }
+        tracing::info!(voice_id, "cloned voice deleted");
+    }
+    Ok(existed)
+}

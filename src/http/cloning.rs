@@ -1,0 +1,104 @@
+//! `POST /v1/voice-clone/` and `DELETE /v1/voices/{voice_id}`: cloned voices, private to the key that made them.
+
+use axum::extract::{Extension, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use sha2::{Digest, Sha256};
+
+use super::auth::Caller;
+use super::extract::ApiPath;
+use super::problem::ApiError;
+use super::upload::{self, ApiMultipart};
+use super::AppState;
+use crate::actors::clone::{CloneError, CloneRequest};
+use crate::clone::{display_name, ClonedVoiceSummary};
+
+/// `POST /v1/voice-clone/`.
+#[utoipa::path(post, path = "/voice-clone/", operation_id = "cloneVoice", tag = "cloning", summary = "Clone a voice from a clip",
+    request_body(content = crate::http::openapi::VoiceCloneForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 201, description = "The new voice, usable by this key wherever a voice is (Location: /v1/voices/{voice_id})", body = ClonedVoiceSummary),
+        (status = 400, description = "A malformed multipart body", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 409, description = "This key has as many cloned voices as allowed", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 413, description = "The audio is larger than 50 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "No `audio` part, undecodable audio, or less than 3 s of speech in it (the detail says how much was found)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "Cloning is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn clone_voice(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    multipart: ApiMultipart,
+) -> Result<Response, ApiError> {
+    let limit = state.settings.clone.max_upload_bytes;
+    upload::check_declared_length(&headers, limit)?;
+    let mut form = upload::read_form(multipart, limit, &["name", "consent"]).await?;
+    let name = display_name(form.field("name"));
+    let consent = form.field("consent").map(str::to_string);
+    let bytes = upload::require_audio(&mut form)?.bytes;
+    let source_sha256 = hex(&Sha256::digest(&bytes));
+    let audio = super::recognition::decode(bytes).await?;
+    let summary = state
+        .graph
+        .clone
+        .clone_voice(CloneRequest {
+            owner: caller.key_id,
+            name,
+            consent,
+            samples: audio.samples,
+            source_sha256,
+        })
+        .await?;
+    let location = format!("/v1/voices/{}", summary.voice_id);
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(summary),
+    )
+        .into_response())
+}
+
+/// `DELETE /v1/voices/{voice_id}` (extension): the owner removes a cloned voice.
+#[utoipa::path(delete, path = "/voices/{voice_id}", operation_id = "deleteVoice", tag = "voices", summary = "Delete a cloned voice",
+    params(("voice_id" = String, Path, description = "A cloned voice of this key", example = "cv_3f9a1c2e7b5d4a60")),
+    responses(
+        (status = 204, description = "Deleted; synthesis with it now answers 404"),
+        (status = 404, description = "No cloned voice by that id for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 409, description = "A built-in or configured voice, which cannot be deleted", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn delete_voice(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiPath(voice_id): ApiPath<String>,
+) -> Result<StatusCode, ApiError> {
+    if state.voices.get(&voice_id).is_some() {
+        return Err(ApiError::conflict(
+            "voice_not_deletable",
+            format!("voice {voice_id:?} is one of the server's own voices; only cloned voices can be deleted"),
+        ));
+    }
+    if state.graph.clone.delete(&caller.key_id, &voice_id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found(format!("voice {voice_id:?} not found")))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl From<CloneError> for ApiError {
+    fn from(error: CloneError) -> Self {
+        let detail = error.to_string();
+        match error {
+            CloneError::Profile(_) => ApiError::unprocessable(detail),
+            CloneError::TooMany(_) => ApiError::conflict("voice_limit_reached", detail),
+            CloneError::Storage(_) => ApiError::unavailable("storage_unavailable", detail, 5),
+            CloneError::Engine(_) => ApiError::unavailable("cloning_failed", detail, 5),
+            CloneError::Actor(actor) => actor.into(),
+        }
+    }
+}

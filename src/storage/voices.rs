@@ -1,0 +1,85 @@
+//! Cloned voices: the speaker profile each was built from, its owner and its provenance.
+
+use rusqlite::{params, Connection};
+
+use super::StorageError;
+
+/// One stored cloned voice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClonedVoiceRecord {
+    /// `cv_…`.
+    pub voice_id: String,
+    /// Id of the key that made it (only that key sees it).
+    pub owner: String,
+    /// Display name (at most 100 characters).
+    pub name: String,
+    /// The speaker profile, JSON.
+    pub profile: String,
+    /// RFC 3339 UTC.
+    pub created_at: String,
+    /// SHA-256 of the uploaded reference file, hex.
+    pub source_sha256: String,
+    /// The `consent` form field as given, if any (provenance).
+    pub consent: Option<String>,
+}
+
+/// Create the table (part of the schema set up at open).
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS cloned_voices (
+    voice_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    name TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    source_sha256 TEXT NOT NULL,
+    consent TEXT
+);
+CREATE INDEX IF NOT EXISTS cloned_voices_by_owner ON cloned_voices (owner);
+";
+
+/// Store a new voice.
+pub fn insert(c: &Connection, voice: &ClonedVoiceRecord) -> Result<(), StorageError> {
+    c.execute(
+        "INSERT INTO cloned_voices (voice_id, owner, name, profile, created_at, source_sha256, consent)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            voice.voice_id,
+            voice.owner,
+            voice.name,
+            voice.profile,
+            voice.created_at,
+            voice.source_sha256,
+            voice.consent
+        ],
+    )?;
+    Ok(())
+}
+
+/// Every stored voice, oldest first (loaded at start-up).
+pub fn all(c: &Connection) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
+    let mut statement = c.prepare(
+        "SELECT voice_id, owner, name, profile, created_at, source_sha256, consent
+         FROM cloned_voices ORDER BY created_at, voice_id",
+    )?;
+    let rows = statement.query_map([], |r| {
+        Ok(ClonedVoiceRecord {
+            voice_id: r.get(0)?,
+            owner: r.get(1)?,
+            name: r.get(2)?,
+            profile: r.get(3)?,
+            created_at: r.get(4)?,
+            source_sha256: r.get(5)?,
+            consent: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Delete `owner`'s voice; whether it existed.
+pub fn delete(c: &Connection, owner: &str, voice_id: &str) -> Result<bool, StorageError> {
+    let removed = c.execute(
+        "DELETE FROM cloned_voices WHERE owner = ?1 AND voice_id = ?2",
+        params![owner, voice_id],
+    )?;
+    Ok(removed > 0)
+}
