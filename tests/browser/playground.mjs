@@ -4,6 +4,7 @@
 // Exits non-zero with a message on the first failed expectation.
 import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 
 // playwright-core is installed by tools/test.sh under target/browser (NODE_PATH names that node_modules).
 const require = createRequire(`${process.env.NODE_PATH}/`);
@@ -56,6 +57,21 @@ try {
   expect(duration > 0.5 && duration < 10, `a playable WAV of ${duration} s`);
   expect(!(await page.getAttribute("#tts-download", "hidden") !== null), "a download link");
   await page.screenshot({ path: `${shots}/playground-tts.png`, fullPage: true });
+
+  // Cloning: upload a reference (eSpeak NG, from tests/fixtures/clone), then speak with the new voice.
+  await page.setInputFiles("#clone-file", `${dirname(dirname(microphone))}/clone/low.mp3`);
+  await page.fill("#clone-name", "Amani");
+  await page.click("#clone-go");
+  await page.waitForFunction(() => /is ready/.test(document.querySelector("#clone-status").textContent), null, { timeout: 30000 })
+    .catch(async () => { throw new Error(`no cloned voice: ${await page.textContent("#clone-status")}`); });
+  const cloned = (await page.textContent("#clone-status")).match(/\((cv_[0-9a-f]+)\)/)[1];
+  await page.waitForFunction((id) => [...document.querySelectorAll("#tts-voice option")].some((o) => o.value === id), cloned);
+  await page.selectOption("#tts-voice", cloned);
+  await page.fill("#tts-text", "Habari, hii ni sauti yangu mpya.");
+  await page.click("#tts-go");
+  await page.waitForFunction(() => /s of audio, 32 characters/.test(document.querySelector("#tts-status").textContent), null, { timeout: 30000 })
+    .catch(async () => { throw new Error(`the cloned voice did not speak: ${await page.textContent("#tts-status")}`); });
+  await page.screenshot({ path: `${shots}/playground-clone.png`, fullPage: true });
 
   // The agent, typed: a reply, its timings, and spoken audio.
   await page.selectOption("#agent-scenario", "banking");
