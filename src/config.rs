@@ -289,6 +289,12 @@ pub struct CloneSettings {
     pub keep_reference: bool,
     /// Analyses that may run or wait at once; beyond that callers get 503 `server_busy`.
     pub queue: usize,
+    /// The voice every clone is built on: empty for the built-in voice nearer the speaker's pitch (`zuri` or
+    /// `baraka`), or any voice id of this server (a neural voice is converted after synthesis).
+    pub base_voice: String,
+    /// `auto` (the formant voice takes the profile; other voices are converted after synthesis) or `dsp`
+    /// (always convert after synthesis).
+    pub method: String,
 }
 
 impl Default for CloneSettings {
@@ -298,6 +304,8 @@ impl Default for CloneSettings {
             max_voices_per_key: 20,
             keep_reference: false,
             queue: 4,
+            base_voice: String::new(),
+            method: "auto".into(),
         }
     }
 }
@@ -488,6 +496,9 @@ impl Settings {
         }
         if self.clone.queue == 0 {
             return invalid("clone.queue", "must be at least 1");
+        }
+        if !matches!(self.clone.method.as_str(), "auto" | "dsp") {
+            return invalid("clone.method", "must be \"auto\" or \"dsp\"");
         }
         if self.asr.workers == 0 {
             return invalid("asr.workers", "must be at least 1");

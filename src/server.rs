@@ -243,13 +243,8 @@ fn restore_cloned_voices(db: &Database, voices: &VoiceRegistry) -> Result<(), Se
     let lexicon = crate::tts::lexicon::Lexicon::embedded();
     let records = db.run_blocking(|c| crate::storage::voice_queries::all(c))?;
     for record in &records {
-        match crate::clone::rebuild(record, lexicon) {
-            Ok((profile, voice)) => voices.add_cloned(
-                &record.owner,
-                crate::clone::voice_info(record, &profile),
-                voice,
-            ),
-            Err(why) => tracing::error!(%why, "cloned voice not restored"),
+        if let Err(why) = crate::clone::publish(record, voices, lexicon) {
+            tracing::error!(%why, "cloned voice not restored");
         }
     }
     if !records.is_empty() {

@@ -323,3 +323,99 @@ fn a_cloned_voice_is_private_survives_a_restart_and_can_be_deleted() {
         404,
     );
 }
+
+/// The clone's median F0 against the reference's, for a voice made from `file` on `server`.
+fn pitch_error(server: &Server, file: &str, media: &str) -> (serde_json::Value, f32, f32) {
+    let bytes = reference(file);
+    let reply = clone(server, KEY_A, Some((media, &bytes)), &[]);
+    assert_eq!(
+        reply.status,
+        201,
+        "{file}: {}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let voice = reply.json();
+    let spoken = speak(server, KEY_A, voice["voice_id"].as_str().unwrap());
+    assert_eq!(
+        spoken.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&spoken.body)
+    );
+    let wav = base64::engine::general_purpose::STANDARD
+        .decode(spoken.json()["audio_base64"].as_str().unwrap())
+        .unwrap();
+    let ours = median_f0(
+        &sauti::audio::load_16k(&wav, &Default::default())
+            .unwrap()
+            .samples,
+    );
+    let theirs = median_f0(
+        &sauti::audio::load_16k(&bytes, &Default::default())
+            .unwrap()
+            .samples,
+    );
+    (voice, ours, theirs)
+}
+
+#[test]
+fn converted_after_synthesis_the_pitch_follows_too() {
+    // `clone.method = "dsp"` converts the base voice's output (PSOLA), the path neural base voices take.
+    let data = common::temp_dir();
+    let server = start(&data, &[("SAUTI__CLONE__METHOD", "dsp")]);
+    for (file, media) in [("low.mp3", "audio/mpeg"), ("high.webm", "audio/webm")] {
+        let (voice, ours, theirs) = pitch_error(&server, file, media);
+        assert_eq!(voice["method"], "dsp");
+        eprintln!("{file} (dsp): reference median F0 {theirs:.1} Hz, clone {ours:.1} Hz");
+        assert!(
+            (ours - theirs).abs() / theirs <= 0.15,
+            "{file}: reference {theirs:.0} Hz, clone {ours:.0} Hz"
+        );
+    }
+}
+
+#[test]
+fn a_base_voice_that_cannot_be_measured_or_is_missing_is_refused_with_a_reason() {
+    let data = common::temp_dir();
+    let config = data.path().join("clone.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[tts.voices]]\nid = \"tiny\"\nname = \"Tiny\"\nmodel = \"{}\"\n\n[clone]\nbase_voice = \"tiny\"\n",
+            common::fixture("vits/mms").display()
+        ),
+    )
+    .unwrap();
+    let library = common::onnxruntime();
+    let server = Server::start_with_config(
+        data.path(),
+        &config,
+        &[("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap())],
+    );
+    let bytes = reference("low.mp3");
+    let reply = clone(&server, KEY_A, Some(("audio/mpeg", &bytes)), &[]);
+    // The tiny random-weight voice babbles without a pitch: nothing to measure the speaker against.
+    let body = common::problem_body(&reply, 503);
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("\"tiny\" cannot be measured"),
+        "{body}"
+    );
+
+    // A base voice that does not exist is named.
+    let data = common::temp_dir();
+    let server = start(&data, &[("SAUTI__CLONE__BASE_VOICE", "nobody")]);
+    let body = common::problem_body(
+        &clone(&server, KEY_A, Some(("audio/mpeg", &bytes)), &[]),
+        503,
+    );
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("\"nobody\" is unavailable"),
+        "{body}"
+    );
+}

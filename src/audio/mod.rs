@@ -14,6 +14,7 @@ pub mod decode;
 pub mod encode;
 mod opus;
 pub mod pitch;
+pub mod psola;
 pub mod resample;
 pub mod sniff;
 mod structure;

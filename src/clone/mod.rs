@@ -1,6 +1,8 @@
 //! Voice cloning: a reference recording is analysed into a [`profile::SpeakerProfile`] (pitch, envelope
-//! brightness, speaking rate, loudness) and the built-in formant voice nearest to the speaker is moved onto it.
-//! The profile is what is stored; the voice is rebuilt from it at start-up.
+//! brightness, speaking rate, loudness) relative to a base voice, and the base voice is moved onto it: the
+//! built-in formant voice takes the profile directly; any other voice (a neural one) is converted after
+//! synthesis by PSOLA pitch shifting and formant warping. The profile is what is stored; the voice is rebuilt
+//! from it at start-up.
 
 pub mod profile;
 
@@ -8,9 +10,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use self::profile::SpeakerProfile;
+use self::profile::{Base, Method, SpeakerProfile};
+use crate::audio::psola;
 use crate::storage::ClonedVoiceRecord;
-use crate::tts::catalog::{VoiceInfo, VoiceStatus};
+use crate::tts::catalog::{VoiceInfo, VoiceRegistry, VoiceStatus};
 use crate::tts::formant::Preset;
 use crate::tts::lexicon::Lexicon;
 use crate::tts::{EmbeddedVoice, Synthesizer, TtsError, VoiceSettings};
@@ -20,29 +23,62 @@ pub const DEFAULT_NAME: &str = "Cloned Voice";
 /// Longest display name; longer ones are cut.
 pub const MAX_NAME_CHARS: usize = 100;
 
-/// A cloned voice: the base formant voice with the speaker's pitch and formant scale, speaking at the speaker's
-/// rate (the request's `speaking_rate` multiplies it).
+/// A cloned voice, speaking at the speaker's rate (the request's `speaking_rate` multiplies it).
 pub struct ClonedVoice {
-    voice: EmbeddedVoice,
+    voice: Arc<dyn Synthesizer>,
+    /// PSOLA factors (pitch, formant) applied after synthesis; `None` for the formant path.
+    conversion: Option<(f32, f32)>,
     rate: f32,
 }
 
+/// The formant preset of a built-in base voice.
+fn preset_of(base: &str) -> Option<Preset> {
+    match base {
+        crate::tts::voices::ZURI => Some(Preset::female()),
+        crate::tts::voices::BARAKA => Some(Preset::male()),
+        _ => None,
+    }
+}
+
 impl ClonedVoice {
-    /// Build the voice a profile describes.
-    pub fn new(profile: &SpeakerProfile, lexicon: &Lexicon) -> Self {
-        let base = if profile.base == "zuri" {
-            Preset::female()
-        } else {
-            Preset::male()
-        };
-        let preset = Preset {
-            f0: profile.preset_f0,
-            formant_scale: profile.formant_scale,
-            ..base
-        };
-        Self {
-            voice: EmbeddedVoice::new(preset).with_lexicon(lexicon.clone()),
-            rate: profile.rate,
+    /// Build the voice a profile describes; `base` finds a base voice's synthesizer (or why it is unavailable).
+    pub fn new(
+        profile: &SpeakerProfile,
+        lexicon: &Lexicon,
+        base: impl FnOnce(&str) -> Result<Arc<dyn Synthesizer>, String>,
+    ) -> Result<Self, String> {
+        match (profile.method, preset_of(&profile.base)) {
+            (Method::Formant, Some(preset)) => {
+                let preset = Preset {
+                    f0: (preset.f0 * profile.pitch_ratio).clamp(50.0, 450.0),
+                    formant_scale: (preset.formant_scale * profile.brightness).clamp(0.85, 1.4),
+                    ..preset
+                };
+                Ok(Self {
+                    voice: Arc::new(EmbeddedVoice::new(preset).with_lexicon(lexicon.clone())),
+                    conversion: None,
+                    rate: profile.rate,
+                })
+            }
+            _ => Ok(Self {
+                voice: base(&profile.base).map_err(|why| {
+                    format!(
+                        "built on voice {:?}, which is unavailable: {why}",
+                        profile.base
+                    )
+                })?,
+                conversion: Some((profile.pitch_ratio, profile.brightness)),
+                rate: profile.rate,
+            }),
+        }
+    }
+
+    fn convert(&self, samples: Vec<f32>) -> Vec<f32> {
+        match self.conversion {
+            Some((pitch, formant)) => {
+                psola::convert(&samples, crate::audio::SAMPLE_RATE, pitch, formant)
+            }
+            None => samples,
         }
     }
 
@@ -57,7 +93,7 @@ impl ClonedVoice {
 
 impl Synthesizer for ClonedVoice {
     fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
-        self.voice.synthesize(text, &self.adjusted(settings)?)
+        Ok(self.convert(self.voice.synthesize(text, &self.adjusted(settings)?)?))
     }
 
     fn pieces(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<String>, TtsError> {
@@ -70,12 +106,14 @@ impl Synthesizer for ClonedVoice {
         index: usize,
         settings: &VoiceSettings,
     ) -> Result<Vec<f32>, TtsError> {
-        self.voice
-            .synthesize_piece(piece, index, &self.adjusted(settings)?)
+        Ok(self.convert(
+            self.voice
+                .synthesize_piece(piece, index, &self.adjusted(settings)?)?,
+        ))
     }
 
     fn engine(&self) -> &'static str {
-        "formant"
+        self.voice.engine()
     }
 }
 
@@ -93,9 +131,12 @@ pub struct ClonedVoiceSummary {
     pub status: &'static str,
     /// RFC 3339 UTC.
     pub created_at: String,
-    /// The built-in voice it is built on.
+    /// The voice it is built on.
     #[schema(example = "zuri")]
     pub base_voice: String,
+    /// `formant` (the built-in synthesizer takes the profile) or `dsp` (converted after synthesis).
+    #[schema(example = "formant")]
+    pub method: String,
     /// Median pitch of the reference speech, Hz.
     pub f0_median_hz: f32,
     /// Seconds of speech analysed (at most 30).
@@ -111,6 +152,11 @@ impl ClonedVoiceSummary {
             status: "ready",
             created_at: record.created_at.clone(),
             base_voice: profile.base.clone(),
+            method: match profile.method {
+                Method::Formant => "formant",
+                Method::Dsp => "dsp",
+            }
+            .into(),
             f0_median_hz: (profile.f0_median * 10.0).round() / 10.0,
             speech_seconds: (profile.speech_seconds * 100.0).round() / 100.0,
         }
@@ -118,19 +164,19 @@ impl ClonedVoiceSummary {
 }
 
 /// How a cloned voice is listed to its owner.
-pub fn voice_info(record: &ClonedVoiceRecord, profile: &SpeakerProfile) -> VoiceInfo {
+pub fn voice_info(record: &ClonedVoiceRecord, profile: &SpeakerProfile, engine: &str) -> VoiceInfo {
     VoiceInfo {
         voice_id: record.voice_id.clone(),
         name: record.name.clone(),
         language_code: "sw".into(),
         locale: "sw-TZ".into(),
-        gender: if profile.base == "zuri" { "female" } else { "male" }.into(),
+        gender: if profile.f0_median >= 155.0 { "female" } else { "male" }.into(),
         description: format!(
             "Cloned from a reference recording ({:.0} Hz median pitch, {:.1} s of speech), built on {}",
             profile.f0_median, profile.speech_seconds, profile.base
         ),
         status: VoiceStatus::Active,
-        engine: "formant".into(),
+        engine: engine.into(),
         licence: None,
         status_detail: None,
         created_at: Some(record.created_at.clone()),
@@ -146,15 +192,58 @@ pub fn display_name(given: Option<&str>) -> String {
     name.chars().take(MAX_NAME_CHARS).collect()
 }
 
-/// A stored voice's profile and synthesizer, or why the stored profile cannot be read.
-pub fn rebuild(
+/// Publish a stored voice in the registry (inactive, with the reason, when its base voice is unavailable).
+pub fn publish(
     record: &ClonedVoiceRecord,
+    registry: &VoiceRegistry,
     lexicon: &Lexicon,
-) -> Result<(SpeakerProfile, Arc<dyn Synthesizer>), String> {
+) -> Result<SpeakerProfile, String> {
     let profile: SpeakerProfile = serde_json::from_str(&record.profile)
         .map_err(|e| format!("voice {}: unreadable profile: {e}", record.voice_id))?;
-    let voice = Arc::new(ClonedVoice::new(&profile, lexicon));
-    Ok((profile, voice))
+    let voice = ClonedVoice::new(&profile, lexicon, |id| match registry.synthesizer(id) {
+        Some(found) => found,
+        None => Err("no such voice on this server".into()),
+    });
+    let engine = voice.as_ref().map_or("formant", |v| v.voice.engine());
+    let info = voice_info(record, &profile, engine);
+    registry.add_cloned(
+        &record.owner,
+        info,
+        voice.map(|v| Arc::new(v) as Arc<dyn Synthesizer>),
+    );
+    Ok(profile)
+}
+
+/// The base voice for a speaker: the configured one, or the built-in voice nearer the speaker's pitch.
+pub fn choose_base(
+    registry: &VoiceRegistry,
+    configured: &str,
+    method: &str,
+    f0_median: f32,
+) -> Result<Base, String> {
+    let id = if configured.is_empty() {
+        if f0_median >= 155.0 {
+            crate::tts::voices::ZURI
+        } else {
+            crate::tts::voices::BARAKA
+        }
+    } else {
+        configured
+    };
+    let voice = registry
+        .synthesizer(id)
+        .unwrap_or_else(|| Err("no such voice on this server".into()))
+        .map_err(|why| format!("the cloning base voice {id:?} is unavailable: {why}"))?;
+    let method = if method == "dsp" || preset_of(id).is_none() {
+        Method::Dsp
+    } else {
+        Method::Formant
+    };
+    Ok(Base {
+        id: id.to_string(),
+        voice,
+        method,
+    })
 }
 
 #[cfg(test)]

@@ -2,26 +2,49 @@
 //! range), how bright its spectral envelope is, how fast it speaks, how loud it is — each measured the same way
 //! on a rendering of the base voice, so the profile says how to move the base voice towards the speaker.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use realfft::RealFftPlanner;
 use serde::{Deserialize, Serialize};
 
 use crate::audio::analysis::detect_speech;
 use crate::audio::{pitch, SpeechSegment, VadConfig, SAMPLE_RATE};
-use crate::tts::formant::Preset;
-use crate::tts::{EmbeddedVoice, Synthesizer, VoiceSettings};
+use crate::tts::{Synthesizer, VoiceSettings};
 
 /// Less speech than this cannot be cloned from.
 pub const MIN_SPEECH_SECONDS: f64 = 3.0;
 /// Only the first this-many seconds of speech are analysed.
 pub const MAX_SPEECH_SECONDS: f64 = 30.0;
 
-/// How the base voice is moved: what `sauti` measured of the speaker and the settings derived from it.
+/// How a cloned voice is made from its base voice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// The built-in formant synthesizer takes the profile directly (pitch, formant scale, rate).
+    Formant,
+    /// The base voice's output is converted after synthesis (PSOLA pitch shift and formant warp).
+    Dsp,
+}
+
+/// A voice to clone onto, and how.
+#[derive(Clone)]
+pub struct Base {
+    /// Its voice id.
+    pub id: String,
+    /// Its synthesizer.
+    pub voice: Arc<dyn Synthesizer>,
+    /// How clones of it are made.
+    pub method: Method,
+}
+
+/// How the base voice is moved: what `sauti` measured of the speaker and the factors derived from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SpeakerProfile {
-    /// The built-in voice the clone is built on: `zuri` (higher) or `baraka` (lower).
+    /// The voice the clone is built on (`zuri` or `baraka`, or a configured voice).
     pub base: String,
+    /// How: `formant` or `dsp`.
+    pub method: Method,
     /// Median F0 of the voiced frames, Hz.
     pub f0_median: f32,
     /// 10th percentile of F0, Hz.
@@ -36,10 +59,8 @@ pub struct SpeakerProfile {
     pub loudness_dbfs: f32,
     /// Seconds of speech analysed.
     pub speech_seconds: f32,
-    /// The formant preset's pitch that makes the base voice's output median F0 match the speaker's.
-    pub preset_f0: f32,
-    /// The formant preset's formant scale.
-    pub formant_scale: f32,
+    /// Speaker median F0 over the base voice's output median F0.
+    pub pitch_ratio: f32,
 }
 
 /// Why a recording cannot be cloned from.
@@ -54,6 +75,9 @@ pub enum ProfileError {
     /// Speech without a measurable pitch (whispering, noise).
     #[error("no voiced speech was found: the recording has no measurable pitch")]
     NoPitch,
+    /// The base voice is unavailable, or its own speech cannot be measured (a server configuration problem).
+    #[error("{0}")]
+    Base(String),
 }
 
 /// Measurements of one recording.
@@ -66,33 +90,36 @@ struct Measures {
     speech_seconds: f32,
 }
 
-/// Analyse a reference recording.
-pub fn analyse(samples: &[f32]) -> Result<SpeakerProfile, ProfileError> {
+/// Analyse a reference recording against a base voice (`choose` picks it once the speaker's median F0 is
+/// known).
+pub fn analyse(
+    samples: &[f32],
+    choose: impl FnOnce(f32) -> Result<Base, String>,
+) -> Result<SpeakerProfile, ProfileError> {
     let speech = speech_only(samples);
     let seconds = speech.len() as f64 / f64::from(SAMPLE_RATE);
     if seconds < MIN_SPEECH_SECONDS {
         return Err(ProfileError::TooLittleSpeech { found: seconds });
     }
     let measured = measure(&speech).ok_or(ProfileError::NoPitch)?;
-    let (base_name, base_preset) = if measured.f0[1] >= 155.0 {
-        ("zuri", Preset::female())
-    } else {
-        ("baraka", Preset::male())
-    };
-    let base = base_measures(base_name);
-    let brightness = (measured.brightness / base.brightness).clamp(0.8, 1.25);
-    let rate = (measured.syllable_rate / base.syllable_rate).clamp(0.7, 1.4);
+    let base = choose(measured.f0[1]).map_err(ProfileError::Base)?;
+    let reference = base_measures(&base).ok_or_else(|| {
+        ProfileError::Base(format!(
+            "the base voice {:?} cannot be measured (it produced no voiced speech)",
+            base.id
+        ))
+    })?;
     Ok(SpeakerProfile {
-        base: base_name.into(),
+        base: base.id,
+        method: base.method,
         f0_median: measured.f0[1],
         f0_low: measured.f0[0],
         f0_high: measured.f0[2],
-        brightness,
-        rate,
+        brightness: (measured.brightness / reference.brightness).clamp(0.8, 1.25),
+        rate: (measured.syllable_rate / reference.syllable_rate).clamp(0.7, 1.4),
         loudness_dbfs: measured.loudness_dbfs,
         speech_seconds: measured.speech_seconds,
-        preset_f0: (base_preset.f0 * measured.f0[1] / base.f0[1]).clamp(60.0, 400.0),
-        formant_scale: (base_preset.formant_scale * brightness).clamp(0.85, 1.35),
+        pitch_ratio: (measured.f0[1] / reference.f0[1]).clamp(0.3, 3.5),
     })
 }
 
@@ -213,37 +240,43 @@ fn syllable_rate(speech: &[f32]) -> f32 {
 const CALIBRATION: &str = "Habari za asubuhi. Jina langu ni Amani na ninaishi Dar es Salaam. Leo ninataka \
 kutuma pesa kwa mama yangu kijijini, halafu nitaenda sokoni kununua matunda na mboga. Asante sana kwa msaada wako.";
 
-fn base_measures(base: &str) -> Measures {
-    static ZURI: OnceLock<Measures> = OnceLock::new();
-    static BARAKA: OnceLock<Measures> = OnceLock::new();
-    let (cell, voice) = if base == "zuri" {
-        (&ZURI, EmbeddedVoice::zuri())
-    } else {
-        (&BARAKA, EmbeddedVoice::baraka())
-    };
-    *cell.get_or_init(|| {
-        let audio = voice
-            .synthesize(CALIBRATION, &VoiceSettings::default())
-            .unwrap_or_default();
-        measure(&speech_only(&audio)).expect("the built-in voices are voiced")
-    })
+/// A base voice's measures on [`CALIBRATION`], made once per voice.
+fn base_measures(base: &Base) -> Option<Measures> {
+    static MEASURED: OnceLock<Mutex<HashMap<String, Measures>>> = OnceLock::new();
+    let cache = MEASURED.get_or_init(Default::default);
+    if let Some(found) = cache.lock().ok()?.get(&base.id) {
+        return Some(*found);
+    }
+    let audio = base
+        .voice
+        .synthesize(CALIBRATION, &VoiceSettings::default())
+        .ok()?;
+    let measured = measure(&speech_only(&audio))?;
+    cache.lock().ok()?.insert(base.id.clone(), measured);
+    Some(measured)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tts::EmbeddedVoice;
+
+    fn baraka() -> Base {
+        Base {
+            id: "baraka".into(),
+            voice: Arc::new(EmbeddedVoice::baraka()),
+            method: Method::Formant,
+        }
+    }
 
     #[test]
-    fn a_built_in_voice_measured_against_itself_is_unchanged() {
+    fn a_base_voice_measured_against_itself_is_unchanged() {
         let audio = EmbeddedVoice::baraka()
             .synthesize(CALIBRATION, &VoiceSettings::default())
             .unwrap();
-        let profile = analyse(&audio).unwrap();
+        let profile = analyse(&audio, |_| Ok(baraka())).unwrap();
         assert_eq!(profile.base, "baraka");
-        assert!(
-            (profile.preset_f0 - Preset::male().f0).abs() < 1.0,
-            "{profile:?}"
-        );
+        assert!((profile.pitch_ratio - 1.0).abs() < 0.01, "{profile:?}");
         assert!((profile.rate - 1.0).abs() < 0.01 && (profile.brightness - 1.0).abs() < 0.01);
     }
 
@@ -252,7 +285,7 @@ mod tests {
         let audio = EmbeddedVoice::zuri()
             .synthesize("Habari.", &VoiceSettings::default())
             .unwrap();
-        match analyse(&audio) {
+        match analyse(&audio, |_| Ok(baraka())) {
             Err(ProfileError::TooLittleSpeech { found }) => assert!(found < 3.0 && found > 0.1),
             other => panic!("{other:?}"),
         }

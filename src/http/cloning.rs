@@ -12,6 +12,7 @@ use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
 use crate::actors::clone::{CloneError, CloneRequest};
+use crate::clone::profile::ProfileError;
 use crate::clone::{display_name, ClonedVoiceSummary};
 
 /// `POST /v1/voice-clone/`.
@@ -94,6 +95,9 @@ impl From<CloneError> for ApiError {
     fn from(error: CloneError) -> Self {
         let detail = error.to_string();
         match error {
+            CloneError::Profile(ProfileError::Base(_)) => {
+                ApiError::unavailable("cloning_unavailable", detail, 60)
+            }
             CloneError::Profile(_) => ApiError::unprocessable(detail),
             CloneError::TooMany(_) => ApiError::conflict("voice_limit_reached", detail),
             CloneError::Storage(_) => ApiError::unavailable("storage_unavailable", detail, 5),

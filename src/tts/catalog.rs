@@ -174,16 +174,23 @@ impl VoiceRegistry {
         voices
     }
 
-    /// Add a cloned voice owned by `owner` (replacing one with the same id).
-    pub fn add_cloned(&self, owner: &str, info: VoiceInfo, synthesizer: Arc<dyn Synthesizer>) {
+    /// Add a cloned voice owned by `owner` (replacing one with the same id); an `Err` lists it as inactive
+    /// with that reason.
+    pub fn add_cloned(
+        &self,
+        owner: &str,
+        mut info: VoiceInfo,
+        synthesizer: Result<Arc<dyn Synthesizer>, String>,
+    ) {
+        if let Err(reason) = &synthesizer {
+            info.status = VoiceStatus::Inactive;
+            info.status_detail = Some(reason.clone());
+        }
         let mut cloned = self.write_cloned();
         cloned.retain(|c| c.entry.info.voice_id != info.voice_id);
         cloned.push(Cloned {
             owner: owner.to_string(),
-            entry: Entry {
-                info,
-                synthesizer: Ok(synthesizer),
-            },
+            entry: Entry { info, synthesizer },
         });
     }
 

@@ -42,6 +42,10 @@ pub struct CloneArgs {
     pub lexicon: Lexicon,
     /// Cloned voices one key may have.
     pub max_per_key: usize,
+    /// The voice every clone is built on (`""`: the built-in voice nearer the speaker's pitch).
+    pub base_voice: String,
+    /// `auto` or `dsp` (convert after synthesis even for built-in bases).
+    pub method: String,
     /// Where reference recordings are kept (`None`: they are not kept).
     pub references: Option<PathBuf>,
     /// Analyses running or waiting; none left means 503 `server_busy`.
@@ -116,8 +120,17 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
         samples,
         source_sha256,
     } = request;
+    let (voices, base, method) = (
+        Arc::clone(&state.voices),
+        state.base_voice.clone(),
+        state.method.clone(),
+    );
     let (profile, samples) = tokio::task::spawn_blocking(move || {
-        let profile = std::panic::catch_unwind(|| profile::analyse(&samples));
+        let profile = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            profile::analyse(&samples, |f0| {
+                clone::choose_base(&voices, &base, &method, f0)
+            })
+        }));
         (profile, samples)
     })
     .await
@@ -150,10 +163,8 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
         .db
         .run(move |c| voice_queries::insert(c, &stored))
         .await?;
-    let (profile, voice) = clone::rebuild(&record, &state.lexicon).map_err(CloneError::Engine)?;
-    state
-        .voices
-        .add_cloned(&owner, clone::voice_info(&record, &profile), voice);
+    let profile =
+        clone::publish(&record, &state.voices, &state.lexicon).map_err(CloneError::Engine)?;
     tracing::info!(
         voice_id = record.voice_id,
         base = profile.base,

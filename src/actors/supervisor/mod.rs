@@ -71,6 +71,8 @@ impl Graph {
             voices: Arc::clone(&voices),
             lexicon: crate::tts::lexicon::Lexicon::embedded().clone(),
             max_per_key: settings.clone.max_voices_per_key,
+            base_voice: settings.clone.base_voice.clone(),
+            method: settings.clone.method.clone(),
             references: settings
                 .clone
                 .keep_reference
