@@ -295,6 +295,9 @@ pub struct CloneSettings {
     /// `auto` (the formant voice takes the profile; other voices are converted after synthesis) or `dsp`
     /// (always convert after synthesis).
     pub method: String,
+    /// A speaker-encoder ONNX graph (file or folder, relative to `models.dir`); when installed, each new voice
+    /// reports its speaker similarity to the reference. Empty: none.
+    pub speaker_encoder: PathBuf,
 }
 
 impl Default for CloneSettings {
@@ -306,6 +309,7 @@ impl Default for CloneSettings {
             queue: 4,
             base_voice: String::new(),
             method: "auto".into(),
+            speaker_encoder: PathBuf::from("speaker-resnet34"),
         }
     }
 }

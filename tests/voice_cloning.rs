@@ -208,8 +208,15 @@ fn bad_references_get_clear_problems() {
         422,
     );
     common::problem_body(&clone(&server, KEY_A, None, &[("name", "x")]), 422);
-    let big = vec![0u8; 1024 * 1024 + 1];
-    common::problem_body(&clone(&server, KEY_A, Some(("audio/wav", &big)), &[]), 413);
+    let big = form(Some(("audio/wav", &vec![0u8; 1024 * 1024 + 1])), &[]);
+    let (status, _) = common::send_raw(
+        &server,
+        "/v1/voice-clone/",
+        &format!("multipart/form-data; boundary={BOUNDARY}"),
+        big.len(),
+        &big,
+    );
+    assert!(status.contains("413"), "{status:?}");
     let reply = common::post_raw(
         &server.url("/v1/voice-clone/"),
         Some(KEY_A),
@@ -418,4 +425,45 @@ fn a_base_voice_that_cannot_be_measured_or_is_missing_is_refused_with_a_reason()
             .contains("\"nobody\" is unavailable"),
         "{body}"
     );
+}
+
+#[test]
+fn with_a_speaker_encoder_each_voice_reports_its_similarity() {
+    let data = common::temp_dir();
+    let encoder = common::fixture("speaker/encoder.onnx");
+    let library = common::onnxruntime();
+    let server = start(
+        &data,
+        &[
+            ("SAUTI__CLONE__SPEAKER_ENCODER", encoder.to_str().unwrap()),
+            ("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap()),
+        ],
+    );
+    let bytes = reference("low.mp3");
+    let reply = clone(&server, KEY_A, Some(("audio/mpeg", &bytes)), &[]);
+    assert_eq!(
+        reply.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let voice = reply.json();
+    let similarity = voice["similarity"].as_f64().expect("a similarity score");
+    assert!((-1.0..=1.0).contains(&similarity), "{similarity}");
+    let listed = common::get(
+        &server.url(&format!(
+            "/v1/voices/{}",
+            voice["voice_id"].as_str().unwrap()
+        )),
+        Some(KEY_A),
+    )
+    .json();
+    assert_eq!(listed["similarity"], voice["similarity"]);
+
+    // Without an encoder there is no score (rather than a made-up one).
+    let data = common::temp_dir();
+    let server = start(&data, &[]);
+    let reply = clone(&server, KEY_A, Some(("audio/mpeg", &bytes)), &[]);
+    assert_eq!(reply.status, 201);
+    assert!(reply.json().get("similarity").is_none());
 }

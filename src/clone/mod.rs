@@ -5,6 +5,7 @@
 //! from it at start-up.
 
 pub mod profile;
+pub mod speaker;
 
 use std::sync::Arc;
 
@@ -141,6 +142,9 @@ pub struct ClonedVoiceSummary {
     pub f0_median_hz: f32,
     /// Seconds of speech analysed (at most 30).
     pub speech_seconds: f32,
+    /// Cosine similarity of speaker embeddings, reference against the new voice (with a speaker encoder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
 }
 
 impl ClonedVoiceSummary {
@@ -159,6 +163,7 @@ impl ClonedVoiceSummary {
             .into(),
             f0_median_hz: (profile.f0_median * 10.0).round() / 10.0,
             speech_seconds: (profile.speech_seconds * 100.0).round() / 100.0,
+            similarity: profile.similarity,
         }
     }
 }
@@ -180,7 +185,23 @@ pub fn voice_info(record: &ClonedVoiceRecord, profile: &SpeakerProfile, engine: 
         licence: None,
         status_detail: None,
         created_at: Some(record.created_at.clone()),
+        similarity: profile.similarity,
     }
+}
+
+/// How close a cloned voice sounds to its reference: the cosine similarity of the speaker embeddings of the
+/// reference's speech and of the voice reading [`profile::CALIBRATION`].
+pub fn similarity(
+    encoder: &speaker::SpeakerEncoder,
+    reference: &[f32],
+    voice: &dyn Synthesizer,
+) -> Result<f32, String> {
+    let spoken = voice
+        .synthesize(profile::CALIBRATION, &VoiceSettings::default())
+        .map_err(|e| e.to_string())?;
+    let a = encoder.embed(&profile::speech_only(reference))?;
+    let b = encoder.embed(&spoken)?;
+    Ok((speaker::cosine(&a, &b) * 1000.0).round() / 1000.0)
 }
 
 /// The display name a request asks for: trimmed, the default when blank, cut to 100 characters.

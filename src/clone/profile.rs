@@ -61,6 +61,10 @@ pub struct SpeakerProfile {
     pub speech_seconds: f32,
     /// Speaker median F0 over the base voice's output median F0.
     pub pitch_ratio: f32,
+    /// Cosine similarity of speaker embeddings of the reference and of the cloned voice's speech, when a
+    /// speaker encoder is installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
 }
 
 /// Why a recording cannot be cloned from.
@@ -120,11 +124,12 @@ pub fn analyse(
         loudness_dbfs: measured.loudness_dbfs,
         speech_seconds: measured.speech_seconds,
         pitch_ratio: (measured.f0[1] / reference.f0[1]).clamp(0.3, 3.5),
+        similarity: None,
     })
 }
 
 /// The speech of a recording (segments joined), at most [`MAX_SPEECH_SECONDS`] of it.
-fn speech_only(samples: &[f32]) -> Vec<f32> {
+pub fn speech_only(samples: &[f32]) -> Vec<f32> {
     let rate = f64::from(SAMPLE_RATE);
     let segments: Vec<SpeechSegment> = detect_speech(samples, SAMPLE_RATE, &VadConfig::default());
     let mut speech = Vec::new();
@@ -236,8 +241,9 @@ fn syllable_rate(speech: &[f32]) -> f32 {
     peaks as f32 / (speech.len() as f32 / SAMPLE_RATE as f32).max(0.1)
 }
 
-/// Swahili read by each base voice, measured once: the yardstick the speaker is compared against.
-const CALIBRATION: &str = "Habari za asubuhi. Jina langu ni Amani na ninaishi Dar es Salaam. Leo ninataka \
+/// Swahili read by each base voice, measured once: the yardstick the speaker is compared against (and what a
+/// cloned voice says to be compared with its reference).
+pub const CALIBRATION: &str = "Habari za asubuhi. Jina langu ni Amani na ninaishi Dar es Salaam. Leo ninataka \
 kutuma pesa kwa mama yangu kijijini, halafu nitaenda sokoni kununua matunda na mboga. Asante sana kwa msaada wako.";
 
 /// A base voice's measures on [`CALIBRATION`], made once per voice.

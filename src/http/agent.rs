@@ -157,9 +157,10 @@ pub async fn converse_audio(
 ) -> Result<Json<ConverseResponse>, ApiError> {
     let limit = state.settings.asr.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
-    state.graph.asr.ensure_available().await?;
     let mut form =
         upload::read_form(multipart, limit, &["scenario", "voice_id", "session_id"]).await?;
+    // The form is read first (it is bounded), so a client still sending sees the answer, not a reset.
+    state.graph.asr.ensure_available().await?;
     let field = |name: &str| form.field(name).map(str::to_string);
     let request = agent_request(
         &state,

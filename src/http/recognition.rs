@@ -49,8 +49,9 @@ pub async fn speech_to_text(
 ) -> Result<Json<TranscriptionResponse>, ApiError> {
     let limit = state.settings.asr.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
-    state.graph.asr.ensure_available().await?;
     let mut form = upload::read_form(multipart, limit, &["language", "response_format"]).await?;
+    // The form is read first (it is bounded), so a client still sending sees the answer, not a reset.
+    state.graph.asr.ensure_available().await?;
     let language = language(form.field("language"))?;
     let verbose = match form.field("response_format") {
         None | Some("json") => false,

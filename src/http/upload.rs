@@ -16,6 +16,9 @@ const FIELD_LIMIT: usize = 4 * 1024;
 const MAX_PARTS: usize = 32;
 /// Bytes a form may carry besides the audio (boundaries, part headers, text fields, ignored parts).
 pub const FORM_OVERHEAD: usize = 256 * 1024;
+/// A refused body up to this size is read before the answer, so a client still sending it sees the answer
+/// rather than a reset connection.
+const DRAIN_LIMIT: usize = 1024 * 1024;
 
 /// The `multipart/form-data` body; any other content type is 415.
 pub struct ApiMultipart(pub Multipart);
@@ -24,6 +27,21 @@ impl<S: Send + Sync> FromRequest<S> for ApiMultipart {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let multipart = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("multipart/form-data")
+            });
+        if !multipart {
+            let _ = axum::body::to_bytes(request.into_body(), DRAIN_LIMIT).await;
+            return Err(ApiError::unsupported_media_type(
+                "send the form as multipart/form-data with an `audio` file part",
+            ));
+        }
         Multipart::from_request(request, state)
             .await
             .map(ApiMultipart)

@@ -51,6 +51,10 @@ pub struct VoiceInfo {
     /// When a cloned voice was made (RFC 3339); absent for the server's own voices.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
+    /// A cloned voice's speaker similarity to its reference (cosine of speaker embeddings), when a speaker
+    /// encoder is installed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
 }
 
 struct Entry {
@@ -87,6 +91,7 @@ impl VoiceRegistry {
             licence: None,
             status_detail: None,
             created_at: None,
+            similarity: None,
         };
         registry.add(
             voice(
@@ -132,6 +137,7 @@ impl VoiceRegistry {
                 licence: voice.licence.clone(),
                 status_detail: None,
                 created_at: None,
+                similarity: None,
             };
             registry.add(info, loaded.map(|v| Arc::new(v) as Arc<dyn Synthesizer>));
         }

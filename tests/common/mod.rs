@@ -6,7 +6,8 @@ pub mod fake_http;
 
 use std::sync::OnceLock;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -300,4 +301,58 @@ pub fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(path)
+}
+
+/// POST with a declared length and whatever of its body is given (write errors are ignored: the server
+/// may answer and close before the body is through); the status line and body of the answer.
+pub fn send_raw(
+    server: &Server,
+    path: &str,
+    content_type: &str,
+    declared: usize,
+    body: &[u8],
+) -> (String, String) {
+    let address = server.base.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nxi-api-key: {KEY_A}\r\n\
+         Content-Type: {content_type}\r\nContent-Length: {declared}\r\n\r\n"
+    );
+    let _ = stream.write_all(head.as_bytes());
+    for chunk in body.chunks(64 * 1024) {
+        if stream.write_all(chunk).is_err() {
+            break;
+        }
+    }
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+        }
+        let text = String::from_utf8_lossy(&answer);
+        if let Some((head, rest)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            if rest.len() >= length {
+                break;
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (
+        head.lines().next().unwrap_or_default().to_string(),
+        rest.to_string(),
+    )
 }

@@ -46,6 +46,8 @@ pub struct CloneArgs {
     pub base_voice: String,
     /// `auto` or `dsp` (convert after synthesis even for built-in bases).
     pub method: String,
+    /// The speaker encoder, when one is installed: similarity of each new voice to its reference.
+    pub encoder: Option<Arc<crate::clone::speaker::SpeakerEncoder>>,
     /// Where reference recordings are kept (`None`: they are not kept).
     pub references: Option<PathBuf>,
     /// Analyses running or waiting; none left means 503 `server_busy`.
@@ -135,9 +137,27 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
     })
     .await
     .map_err(|e| CloneError::Engine(e.to_string()))?;
-    let profile = profile.map_err(|_| {
+    let mut profile = profile.map_err(|_| {
         CloneError::Engine("the speaker analysis failed on this recording".into())
     })??;
+    if let Some(encoder) = state.encoder.clone() {
+        let (voices, lexicon) = (Arc::clone(&state.voices), state.lexicon.clone());
+        let (reference, candidate) = (samples.clone(), profile.clone());
+        let measured = tokio::task::spawn_blocking(move || {
+            let voice = clone::ClonedVoice::new(&candidate, &lexicon, |id| {
+                voices
+                    .synthesizer(id)
+                    .unwrap_or_else(|| Err("no such voice".into()))
+            })?;
+            clone::similarity(&encoder, &reference, &voice)
+        })
+        .await
+        .map_err(|e| CloneError::Engine(e.to_string()))?;
+        match measured {
+            Ok(similarity) => profile.similarity = Some(similarity),
+            Err(why) => tracing::warn!(%why, "speaker similarity not measured"),
+        }
+    }
     let record = ClonedVoiceRecord {
         voice_id: format!("cv_{}", &uuid::Uuid::new_v4().simple().to_string()[..16]),
         owner: owner.clone(),

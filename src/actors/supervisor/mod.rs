@@ -73,6 +73,7 @@ impl Graph {
             max_per_key: settings.clone.max_voices_per_key,
             base_voice: settings.clone.base_voice.clone(),
             method: settings.clone.method.clone(),
+            encoder: speaker_encoder(settings),
             references: settings
                 .clone
                 .keep_reference
@@ -123,5 +124,24 @@ impl Graph {
     /// Stop every actor (graceful shutdown).
     pub fn stop(&self) {
         self.supervisor.stop(Some("shutdown".into()));
+    }
+}
+
+/// The configured speaker encoder, if installed (without one, cloned voices carry no similarity score).
+fn speaker_encoder(settings: &Settings) -> Option<Arc<crate::clone::speaker::SpeakerEncoder>> {
+    let configured = &settings.clone.speaker_encoder;
+    if configured.as_os_str().is_empty() {
+        return None;
+    }
+    let path = settings.models.dir.join(configured);
+    match crate::clone::speaker::SpeakerEncoder::load(&path, &settings.models) {
+        Ok(encoder) => {
+            tracing::info!(model = %path.display(), "speaker encoder ready: cloned voices get a similarity score");
+            Some(Arc::new(encoder))
+        }
+        Err(error) => {
+            tracing::info!(%error, "no speaker encoder: cloned voices get no similarity score (sauti models fetch speaker-resnet34)");
+            None
+        }
     }
 }
