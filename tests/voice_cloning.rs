@@ -467,3 +467,32 @@ fn with_a_speaker_encoder_each_voice_reports_its_similarity() {
     assert_eq!(reply.status, 201);
     assert!(reply.json().get("similarity").is_none());
 }
+
+#[test]
+fn references_are_kept_only_when_configured_and_go_with_the_voice() {
+    let bytes = reference("low.mp3");
+    let data = common::temp_dir();
+    let server = start(&data, &[]);
+    assert_eq!(
+        clone(&server, KEY_A, Some(("audio/mpeg", &bytes)), &[]).status,
+        201
+    );
+    assert!(!data.path().join("voices").exists(), "not kept by default");
+
+    let data = common::temp_dir();
+    let server = start(&data, &[("SAUTI__CLONE__KEEP_REFERENCE", "true")]);
+    let reply = clone(&server, KEY_A, Some(("audio/mpeg", &bytes)), &[]);
+    assert_eq!(reply.status, 201);
+    let id = reply.json()["voice_id"].as_str().unwrap().to_string();
+    let kept = data.path().join("voices").join(format!("{id}.wav"));
+    let (rate, channels, seconds) = common::wav_properties(&std::fs::read(&kept).unwrap());
+    assert_eq!((rate, channels), (16_000, 1));
+    assert!(seconds > 10.0);
+    let deleted = common::method(
+        "DELETE",
+        &server.url(&format!("/v1/voices/{id}")),
+        Some(KEY_A),
+    );
+    assert_eq!(deleted.status, 204);
+    assert!(!kept.exists(), "the reference goes with the voice");
+}
