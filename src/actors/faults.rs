@@ -1,5 +1,6 @@
-//! Test-only fault injection (cargo feature `fault-injection`): with `SAUTI_FAULT_TTS_EVERY=N` in the
-//! environment, the TtsActor panics on every Nth message, so tests can watch the supervisor restart it.
+//! Test-only fault injection (cargo feature `fault-injection`): with `SAUTI_FAULT_<ACTOR>_EVERY=N` in the
+//! environment (`TTS`, `ASR`, `DIALOGUE`, `CLONE`), that actor panics on every Nth message, so tests can watch the
+//! supervisor restart it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -62,6 +62,8 @@ impl Actor for DialogueActor {
         message: Self::Msg,
         state: &mut DialogueArgs,
     ) -> Result<(), ActorProcessingErr> {
+        #[cfg(feature = "fault-injection")]
+        crate::actors::faults::maybe_panic("dialogue");
         match message {
             ToDialogueActor::Reload => {
                 let library = state.library.clone();
