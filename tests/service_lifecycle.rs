@@ -10,28 +10,56 @@ use common::*;
 use serde_json::json;
 
 #[test]
-fn queued_and_running_jobs_finish_after_a_crash_and_restart() {
+fn twenty_jobs_survive_a_kill_9_mid_run_and_none_completes_twice() {
     let dir = temp_dir();
-    let env = [("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "100")];
+    let env = [
+        ("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "1000"),
+        ("SAUTI__LIMITS__STATUS_PER_MINUTE", "100000"),
+    ];
     let server = Server::start(dir.path(), &env);
-    let jobs: Vec<String> = (0..5)
+    let jobs: Vec<String> = (0..20)
         .map(|i| {
             let reply = post_json(
                 &server.url("/v1/tts/jobs"),
                 Some(KEY_A),
-                &json!({"text": text_of(1_500 + i * 100)}),
+                &json!({"text": text_of(2_500 + i * 50)}),
             );
             assert_eq!(reply.status, 202);
             reply.json()["job_id"].as_str().expect("job_id").to_string()
         })
         .collect();
-    // Let the first job start, then kill -9 with the rest queued.
-    std::thread::sleep(Duration::from_millis(300));
+    // kill -9 once some jobs have finished and one is running, the rest queued.
+    let status_of = |server: &Server, job: &str| {
+        get(&server.url(&format!("/v1/tts/jobs/{job}")), Some(KEY_A)).json()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let finished_before: Vec<(String, String)> = loop {
+        let statuses: Vec<serde_json::Value> = jobs.iter().map(|j| status_of(&server, j)).collect();
+        let done: Vec<(String, String)> = statuses
+            .iter()
+            .filter(|s| s["status"] == "succeeded")
+            .map(|s| {
+                (
+                    s["job_id"].as_str().unwrap().to_string(),
+                    s["completed_at"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let running = statuses.iter().any(|s| s["status"] == "running");
+        if done.len() >= 2 && running {
+            break done;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "jobs did not start: {statuses:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
     server.crash();
 
     let server = Server::start(dir.path(), &env);
     for job in &jobs {
-        let done = wait_for_job(&server, KEY_A, job, Duration::from_secs(180));
+        let done = wait_for_job(&server, KEY_A, job, Duration::from_secs(300));
         assert_eq!(done["status"], "succeeded", "{job}: {done}");
         let audio = get(
             &server.url(&format!("/v1/tts/jobs/{job}/audio")),
@@ -40,7 +68,20 @@ fn queued_and_running_jobs_finish_after_a_crash_and_restart() {
         assert_eq!(audio.status, 200);
         let (rate, channels, seconds) = wav_properties(&audio.body);
         assert_eq!((rate, channels), (16_000, 1));
-        assert!(seconds > 60.0, "{job}: {seconds} s");
+        assert!(seconds > 100.0, "{job}: {seconds} s");
+        assert_eq!(
+            audio.body.len(),
+            44 + (seconds * 16_000.0).round() as usize * 2,
+            "{job}: the WAV is complete"
+        );
+    }
+    // Jobs that had finished before the crash were not run again.
+    for (job, completed_at) in &finished_before {
+        assert_eq!(
+            status_of(&server, job)["completed_at"],
+            completed_at.as_str(),
+            "{job}"
+        );
     }
     let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("jobs"))
         .expect("jobs folder")
@@ -53,7 +94,7 @@ fn queued_and_running_jobs_finish_after_a_crash_and_restart() {
     server.crash();
     let server = Server::start(dir.path(), &env);
     let audio = get(
-        &server.url(&format!("/v1/tts/jobs/{}/audio", jobs[0])),
+        &server.url(&format!("/v1/tts/jobs/{}/audio", jobs[19])),
         Some(KEY_A),
     );
     assert_eq!(audio.status, 200);
