@@ -79,6 +79,8 @@ pub struct ServerSettings {
     pub bind: String,
     /// Base URL clients reach the service at; problem `type` URLs are built from it.
     pub public_base_url: String,
+    /// A request body that sends nothing for this many seconds is abandoned with 408 (slow uploads).
+    pub body_timeout_seconds: u64,
 }
 
 impl Default for ServerSettings {
@@ -86,6 +88,7 @@ impl Default for ServerSettings {
         Self {
             bind: "127.0.0.1:8080".into(),
             public_base_url: "http://127.0.0.1:8080".into(),
+            body_timeout_seconds: 30,
         }
     }
 }
@@ -491,6 +494,9 @@ impl Settings {
                     &format!("{:?} is not an engine (only \"vits\")", voice.engine),
                 );
             }
+        }
+        if self.server.body_timeout_seconds == 0 {
+            return invalid("server.body_timeout_seconds", "must be at least 1");
         }
         if self.jobs.workers == 0 {
             return invalid("jobs.workers", "must be at least 1");

@@ -94,6 +94,7 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
             limits::guard,
         ));
     let base = ProblemBase(Arc::from(state.settings.server.public_base_url.as_str()));
+    let state_timeout = state.settings.server.body_timeout_seconds;
     let (router, api) = open.nest("/v1", v1).split_for_parts();
     let api = openapi::finish(api);
     let routes = Routes(Arc::new(api.paths.paths.keys().cloned().collect()));
@@ -106,6 +107,10 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
         ))
         .layer(axum::middleware::from_fn_with_state(routes, metrics::track))
         .layer(axum::middleware::from_fn(request_span))
+        // A body that stops sending is abandoned (slow-loris uploads hold no handler for long).
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            std::time::Duration::from_secs(state_timeout),
+        ))
         // Every response carries X-Request-Id: the caller's own (when given) or a new UUID.
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))

@@ -48,6 +48,14 @@ impl ApiError {
     pub fn not_found(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", detail)
     }
+    /// 408: the body stalled.
+    pub fn body_timeout() -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            "the request body stalled: no data arrived within the server's body timeout",
+        )
+    }
     /// 409
     pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, code, detail)
@@ -97,6 +105,7 @@ fn title(status: StatusCode) -> &'static str {
         405 => "Method Not Allowed",
         409 => "Conflict",
         413 => "Content Too Large",
+        408 => "Request Timeout",
         415 => "Unsupported Media Type",
         422 => "Unprocessable Content",
         429 => "Rate Limit Exceeded",
@@ -223,6 +232,7 @@ impl From<JsonRejection> for ApiError {
             JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
                 ApiError::too_large("the JSON body is larger than 1 MB")
             }
+            JsonRejection::BytesRejection(e) if stalled(&e) => ApiError::body_timeout(),
             other => ApiError::bad_request(other.body_text()),
         }
     }
@@ -295,4 +305,16 @@ impl From<JobsError> for ApiError {
             JobsError::Actor(actor) => actor.into(),
         }
     }
+}
+
+/// Whether an error (or one of its causes) is a request body that stopped sending.
+pub fn stalled(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if error.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }

@@ -107,6 +107,9 @@ fn malformed(error: MultipartError) -> ApiError {
     if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
         return ApiError::too_large(error.body_text());
     }
+    if super::problem::stalled(&error) {
+        return ApiError::body_timeout();
+    }
     ApiError::bad_request(format!("malformed multipart body: {}", error.body_text()))
 }
 
@@ -134,11 +137,19 @@ pub async fn read_form(
                 ));
             }
             let content_type = part.content_type().map(str::to_string);
-            let mut bytes = Vec::new();
+            // Chunks are kept as they come (exact-size copies, no doubling buffer) and joined once the part is
+            // complete and within the limit: a refused upload never holds more than the limit.
+            let mut chunks: Vec<axum::body::Bytes> = Vec::new();
+            let mut size = 0usize;
             while let Some(chunk) = part.chunk().await.map_err(malformed)? {
-                if bytes.len() + chunk.len() > audio_limit {
+                size += chunk.len();
+                if size > audio_limit {
                     return Err(too_large(audio_limit));
                 }
+                chunks.push(axum::body::Bytes::copy_from_slice(&chunk));
+            }
+            let mut bytes = Vec::with_capacity(size);
+            for chunk in chunks {
                 bytes.extend_from_slice(&chunk);
             }
             form.audio = Some(AudioPart {
