@@ -29,7 +29,9 @@ pub struct Problem {
 }
 
 /// The audio upload of speech recognition (`multipart/form-data`).
-#[derive(ToSchema)]
+// Documentation only; `deny_unknown_fields` makes the schema closed (`additionalProperties: false`).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct SpeechToTextForm {
     /// The audio: WAV, MP3, FLAC, Ogg (Vorbis/Opus) or WebM; at most 25 MB.
@@ -44,7 +46,9 @@ pub struct SpeechToTextForm {
 }
 
 /// A reference clip for voice cloning (`multipart/form-data`).
-#[derive(ToSchema)]
+// Documentation only; `deny_unknown_fields` makes the schema closed (`additionalProperties: false`).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct VoiceCloneForm {
     /// The reference audio (WAV, MP3, WebM, FLAC or Ogg); at most 50 MB, at least 3 s of speech, 6 to 30
@@ -58,7 +62,9 @@ pub struct VoiceCloneForm {
 }
 
 /// An audio-mode agent turn (`multipart/form-data`).
-#[derive(ToSchema)]
+// Documentation only; `deny_unknown_fields` makes the schema closed (`additionalProperties: false`).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct ConverseAudioForm {
     /// The user's speech: WAV, MP3 or WebM; at most 25 MB.
