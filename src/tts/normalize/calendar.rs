@@ -53,7 +53,7 @@ fn spoken_date(day: u32, month: usize, year: Option<u64>) -> Option<String> {
 pub(super) fn dates(s: &str) -> String {
     let keep = |c: &Captures, spoken: Option<String>| spoken.unwrap_or_else(|| c[0].to_string());
     let num = |text: &str| text.parse::<u64>().ok();
-    let s = re!(r"\b(?:[Tt]arehe\s+)?(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b").replace_all(
+    let s = re!(r"\b(?:[Tt]arehe\s+)?([0-9]{1,2})[/.]([0-9]{1,2})[/.]([0-9]{4})\b").replace_all(
         s,
         |c: &Captures| {
             keep(
@@ -66,8 +66,9 @@ pub(super) fn dates(s: &str) -> String {
             )
         },
     );
-    let s =
-        re!(r"\b(?:[Tt]arehe\s+)?(\d{4})-(\d{1,2})-(\d{1,2})\b").replace_all(&s, |c: &Captures| {
+    let s = re!(r"\b(?:[Tt]arehe\s+)?([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})\b").replace_all(
+        &s,
+        |c: &Captures| {
             keep(
                 c,
                 spoken_date(
@@ -76,9 +77,10 @@ pub(super) fn dates(s: &str) -> String {
                     num(&c[1]),
                 ),
             )
-        });
+        },
+    );
     let day_first =
-        format!(r"\b(?:[Tt]arehe\s+)?(\d{{1,2}})\s+({MONTH_PATTERN})(?:,?\s+(\d{{4}}))?\b");
+        format!(r"\b(?:[Tt]arehe\s+)?([0-9]{{1,2}})\s+({MONTH_PATTERN})(?:,?\s+([0-9]{{4}}))?\b");
     let s = regex_cached(&DAY_FIRST, &day_first).replace_all(&s, |c: &Captures| {
         let month = month_number(&c[2]).unwrap_or(0);
         keep(
@@ -90,7 +92,7 @@ pub(super) fn dates(s: &str) -> String {
             ),
         )
     });
-    let month_first = format!(r"\b({MONTH_PATTERN})\s+(\d{{1,2}}),?\s+(\d{{4}})\b");
+    let month_first = format!(r"\b({MONTH_PATTERN})\s+([0-9]{{1,2}}),?\s+([0-9]{{4}})\b");
     regex_cached(&MONTH_FIRST, &month_first)
         .replace_all(&s, |c: &Captures| {
             let month = month_number(&c[1]).unwrap_or(0);
@@ -147,14 +149,14 @@ pub(super) fn clock_times(s: &str) -> String {
             _ => c[0].to_string(),
         }
     };
-    let s = re!(r"(?i)\b(?:saa\s+)?(\d{1,2})(?:[:.](\d{2}))?\s*(?:([ap])m\b|([ap])\.m\.)")
+    let s = re!(r"(?i)\b(?:saa\s+)?([0-9]{1,2})(?:[:.]([0-9]{2}))?\s*(?:([ap])m\b|([ap])\.m\.)")
         .replace_all(s, |c: &Captures| {
             let meridiem = c.get(3).or(c.get(4)).map(|m| m.as_str());
             render(c, &c[1], c.get(2).map(|m| m.as_str()), meridiem)
         });
-    let s = re!(r"(?i)\b(?:saa\s+)?(\d{1,2}):(\d{2})\b")
+    let s = re!(r"(?i)\b(?:saa\s+)?([0-9]{1,2}):([0-9]{2})\b")
         .replace_all(&s, |c: &Captures| render(c, &c[1], Some(&c[2]), None));
-    re!(r"(?i)\b(?:saa\s+)?(\d{1,2})h(\d{2})?\b")
+    re!(r"(?i)\b(?:saa\s+)?([0-9]{1,2})h([0-9]{2})?\b")
         .replace_all(&s, |c: &Captures| {
             render(c, &c[1], c.get(2).map(|m| m.as_str()), None)
         })

@@ -32,7 +32,31 @@ pub fn normalize_with(text: &str, lexicon: &Lexicon) -> String {
     for rule in rules::RULES {
         s = rule(&s);
     }
-    collapse_spaces(&s)
+    collapse_spaces(&spell_leftover_digits(&s))
+}
+
+/// Digits no rule claimed (glued to a word, say) are read one by one rather than left for the voice to skip.
+fn spell_leftover_digits(s: &str) -> String {
+    if !s.chars().any(|c| c.is_ascii_digit()) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut run = String::new();
+    for c in s.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_digit() {
+            run.push(c);
+            continue;
+        }
+        if !run.is_empty() {
+            out.push(' ');
+            out.push_str(&numbers::digits(&run));
+            out.push(' ');
+            run.clear();
+        }
+        out.push(c);
+    }
+    out.pop();
+    out
 }
 
 /// Unify the characters people paste: typographic quotes and dashes, non-breaking and thin spaces.
@@ -65,4 +89,20 @@ fn collapse_spaces(s: &str) -> String {
         out.push_str(word);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_no_rule_claims_are_read_one_by_one() {
+        assert_eq!(normalize("0%0,"), "asilimia sifuri sifuri,");
+    }
+
+    #[test]
+    fn digits_of_other_scripts_do_not_break_the_number_rules() {
+        // Unicode digits are not ASCII: they pass through instead of being cut mid-character.
+        assert_eq!(normalize("namba ٣٤٥٦٧٨٩٠١٢"), "namba ٣٤٥٦٧٨٩٠١٢");
+    }
 }

@@ -9,7 +9,8 @@ use super::{calendar, quantities};
 use crate::tts::lexicon::Lexicon;
 
 /// A number as written: comma or dot thousands groups or plain digits, with an optional decimal part.
-pub(super) const NUM: &str = r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3}){2,}|\d+)(?:\.\d+)?";
+pub(super) const NUM: &str =
+    r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]{1,3}(?:\.[0-9]{3}){2,}|[0-9]+)(?:\.[0-9]+)?";
 
 /// A pattern compiled on first use into `cell`.
 pub(super) fn regex_cached<'a>(cell: &'a OnceLock<Regex>, pattern: &str) -> &'a Regex {
@@ -63,7 +64,7 @@ pub(super) fn apply_lexicon(s: &str, lexicon: &Lexicon) -> String {
 
 /// "1 500 000" → "1500000" (a space-grouped number is one number).
 fn space_grouped_numbers(s: &str) -> String {
-    re!(r"(^|[^\d+])(\d{1,3}(?: \d{3})+)\b")
+    re!(r"(^|[^[0-9]+])([0-9]{1,3}(?: [0-9]{3})+)\b")
         .replace_all(s, |c: &Captures| {
             format!("{}{}", &c[1], c[2].replace(' ', ""))
         })
@@ -72,7 +73,7 @@ fn space_grouped_numbers(s: &str) -> String {
 
 /// "+255 712 345 678" and "0712 345 678" read digit by digit in their groups.
 fn telephones(s: &str) -> String {
-    let international = re!(r"\+(\d[\d -]{7,16}\d)\b").replace_all(s, |c: &Captures| {
+    let international = re!(r"\+([0-9][[0-9] -]{7,16}[0-9])\b").replace_all(s, |c: &Captures| {
         let groups: Vec<&str> = c[1].split([' ', '-']).filter(|g| !g.is_empty()).collect();
         let spoken = if groups.len() > 1 {
             digit_groups(&groups)
@@ -84,7 +85,7 @@ fn telephones(s: &str) -> String {
         };
         format!("jumlisha {spoken}")
     });
-    re!(r"\b(0\d{2,3})[ -]?(\d{3})[ -]?(\d{3,4})\b")
+    re!(r"\b(0[0-9]{2,3})[ -]?([0-9]{3})[ -]?([0-9]{3,4})\b")
         .replace_all(&international, |c: &Captures| {
             digit_groups(&[&c[1], &c[2], &c[3]])
         })
@@ -105,7 +106,7 @@ fn country_code_len(number: &str) -> usize {
 
 /// "1234 5678 9012 3456" (cards, account numbers written in fours).
 fn card_numbers(s: &str) -> String {
-    re!(r"\b\d{4}(?: \d{4}){2,4}\b")
+    re!(r"\b[0-9]{4}(?: [0-9]{4}){2,4}\b")
         .replace_all(s, |c: &Captures| {
             digit_groups(&c[0].split(' ').collect::<Vec<_>>())
         })
@@ -114,7 +115,7 @@ fn card_numbers(s: &str) -> String {
 
 /// "1/2" → "nusu", "3/4" → "robo tatu", "2/3" → "theluthi mbili", others "tano kwa nane".
 fn fractions(s: &str) -> String {
-    re!(r"\b(\d{1,3})/(\d{1,3})\b")
+    re!(r"\b([0-9]{1,3})/([0-9]{1,3})\b")
         .replace_all(s, |c: &Captures| {
             let (n, d): (u64, u64) = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
             match (n, d) {
@@ -143,12 +144,12 @@ fn ranges(s: &str) -> String {
 /// "wa 1" → "wa kwanza", "ya 3" → "ya tatu", "2nd" → "wa pili".
 fn ordinals(s: &str) -> String {
     let s = re!(
-        r"\b(wa|ya|la|cha|vya|za|pa|mwa|Wa|Ya|La|Cha|Vya|Za)\s+(\d{1,6})\b(?:\s*(?:st|nd|rd|th)\b)?"
+        r"\b(wa|ya|la|cha|vya|za|pa|mwa|Wa|Ya|La|Cha|Vya|Za)\s+([0-9]{1,6})\b(?:\s*(?:st|nd|rd|th)\b)?"
     )
     .replace_all(s, |c: &Captures| {
         format!("{} {}", &c[1], ordinal(c[2].parse().unwrap_or(0)))
     });
-    re!(r"\b(\d{1,6})(?:st|nd|rd|th)\b")
+    re!(r"\b([0-9]{1,6})(?:st|nd|rd|th)\b")
         .replace_all(&s, |c: &Captures| {
             format!("wa {}", ordinal(c[1].parse().unwrap_or(0)))
         })
@@ -157,7 +158,7 @@ fn ordinals(s: &str) -> String {
 
 /// Account numbers and codes: digit strings with a leading zero or of ten or more digits, read in groups.
 fn long_digit_strings(s: &str) -> String {
-    re!(r"(^|[^\d,.])(0\d+|[1-9]\d{9,})\b")
+    re!(r"(^|[^[0-9],.])(0[0-9]+|[1-9][0-9]{9,})\b")
         .replace_all(s, |c: &Captures| {
             format!("{}{}", &c[1], digit_groups(&natural_groups(&c[2])))
         })
@@ -167,7 +168,7 @@ fn long_digit_strings(s: &str) -> String {
 /// Plain numbers, decimals and negatives.
 fn numbers(s: &str) -> String {
     static RE: OnceLock<Regex> = OnceLock::new();
-    regex_cached(&RE, &format!(r"(^|[^\p{{L}}\d])(-?)({NUM})"))
+    regex_cached(&RE, &format!(r"(^|[^\p{{L}}[0-9]])(-?)({NUM})"))
         .replace_all(s, |c: &Captures| {
             let sign = if c[2].is_empty() { "" } else { "hasi " };
             let (integer, fraction) = split_decimal(&c[3]);

@@ -1,0 +1,69 @@
+//! Property tests over the text paths clients and scenario authors feed: the Swahili normaliser, the G2P and the
+//! scenario-file parser never panic, whatever they are given, and stay within sane output bounds.
+
+use proptest::prelude::*;
+use sauti::dialogue::scenario::parse;
+use sauti::tts::g2p::transcribe;
+use sauti::tts::lexicon::Lexicon;
+use sauti::tts::normalize::normalize;
+
+/// Text like what clients send: Swahili words, numbers, money, dates, punctuation, symbols and stray Unicode.
+fn swahili_like() -> impl Strategy<Value = String> {
+    let pieces = prop_oneof![
+        Just("habari".to_string()),
+        Just("TSh".to_string()),
+        Just("12,500".to_string()),
+        Just("12/03/2025".to_string()),
+        Just("08:30".to_string()),
+        Just("%".to_string()),
+        Just("-".to_string()),
+        Just("1/2".to_string()),
+        Just("NMB".to_string()),
+        "[0-9]{1,25}",
+        "[0-9.,/:%-]{1,12}",
+        "\\PC{1,8}",
+    ];
+    proptest::collection::vec(pieces, 0..24).prop_map(|p| p.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn the_normaliser_never_panics_and_spells_out_digits(text in swahili_like()) {
+        let words = normalize(&text);
+        prop_assert!(words.chars().count() <= 60 * text.chars().count() + 16, "{text:?} -> {words:?}");
+        prop_assert!(!words.chars().any(|c| c.is_ascii_digit()), "{text:?} -> {words:?}");
+    }
+
+    #[test]
+    fn the_normaliser_never_panics_on_any_text(text in "\\PC{0,200}") {
+        let _ = normalize(&text);
+    }
+
+    #[test]
+    fn g2p_never_panics_on_normalised_or_raw_text(text in swahili_like(), raw in "\\PC{0,80}") {
+        let lexicon = Lexicon::embedded();
+        let _ = transcribe(&normalize(&text), lexicon);
+        let _ = transcribe(&raw, lexicon);
+    }
+
+    #[test]
+    fn the_scenario_parser_never_panics(source in "\\PC{0,400}") {
+        let _ = parse("fuzz.toml", &source, Some("fuzz"));
+    }
+
+    #[test]
+    fn mutated_scenario_files_are_refused_or_parsed_never_a_panic(
+        cut in 0usize..4000,
+        insert in "\\PC{0,12}",
+    ) {
+        let source = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/banking.toml")).unwrap();
+        let mut at = cut.min(source.len());
+        while !source.is_char_boundary(at) {
+            at -= 1;
+        }
+        let mutated = format!("{}{}{}", &source[..at], insert, &source[at..]);
+        let _ = parse("banking.toml", &mutated, Some("banking"));
+    }
+}
