@@ -81,6 +81,8 @@ pub struct ServerSettings {
     pub public_base_url: String,
     /// A request body that sends nothing for this many seconds is abandoned with 408 (slow uploads).
     pub body_timeout_seconds: u64,
+    /// A connection that has not sent a request's complete headers within this many seconds is closed.
+    pub header_timeout_seconds: u64,
 }
 
 impl Default for ServerSettings {
@@ -89,6 +91,7 @@ impl Default for ServerSettings {
             bind: "127.0.0.1:8080".into(),
             public_base_url: "http://127.0.0.1:8080".into(),
             body_timeout_seconds: 30,
+            header_timeout_seconds: 30,
         }
     }
 }
@@ -497,6 +500,9 @@ impl Settings {
         }
         if self.server.body_timeout_seconds == 0 {
             return invalid("server.body_timeout_seconds", "must be at least 1");
+        }
+        if self.server.header_timeout_seconds == 0 {
+            return invalid("server.header_timeout_seconds", "must be at least 1");
         }
         if self.jobs.workers == 0 {
             return invalid("jobs.workers", "must be at least 1");

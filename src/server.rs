@@ -4,7 +4,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::serve::ListenerExt as _;
 use tokio::net::TcpListener;
 
 use crate::actors::dialogue::DialogueArgs;
@@ -143,17 +142,12 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
             }
         }
     };
-    // Responses go out whole: no waiting on Nagle's algorithm for the last segment of a large body.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::debug!(%error, "TCP_NODELAY not set");
-        }
-    });
-    let result = axum::serve(
+    let result = crate::http::listen::serve(
         listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
+        app,
+        Duration::from_secs(settings.server.header_timeout_seconds),
+        shutdown,
     )
-    .with_graceful_shutdown(shutdown)
     .await;
 
     housekeeping.abort();

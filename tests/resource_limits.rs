@@ -204,3 +204,36 @@ fn stalled_bodies_time_out_with_408() {
         );
     }
 }
+
+#[test]
+fn connections_that_never_finish_their_headers_are_closed() {
+    let data = common::temp_dir();
+    let server = Server::start(
+        data.path(),
+        &[("SAUTI__SERVER__HEADER_TIMEOUT_SECONDS", "2")],
+    );
+    let address = server.base.trim_start_matches("http://").to_string();
+    let mut stream = TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream
+        .write_all(format!("GET /v1/voices HTTP/1.1\r\nHost: {address}\r\nxi-api-").as_bytes())
+        .unwrap();
+    let started = Instant::now();
+    let mut buffer = [0u8; 1024];
+    // The server answers 408 or simply hangs up; either way the connection ends.
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => continue,
+        }
+    }
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(1500) && waited < Duration::from_secs(10),
+        "{waited:?}"
+    );
+    // A complete request on a new connection is served as usual.
+    assert_eq!(common::get(&server.url("/healthz"), None).status, 200);
+}

@@ -7,6 +7,7 @@ mod cloning;
 mod extract;
 mod health;
 pub mod limits;
+pub mod listen;
 pub mod openapi;
 mod playground;
 pub mod problem;
