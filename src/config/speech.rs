@@ -1,0 +1,179 @@
+//! The speech engines' sections: `[tts]` (voices, workers), `[asr]` (the Whisper model) and `[clone]`.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// `[tts]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TtsSettings {
+    /// Voice of `POST /v1/text-to-speech` examples and of jobs created without a voice.
+    pub default_voice: String,
+    /// Voice of agent replies when the request names none.
+    pub agent_voice: String,
+    /// Blocking threads that run synthesis at once.
+    pub workers: usize,
+    /// Requests that may wait for a worker; beyond that callers get 503 `server_busy`.
+    pub queue: usize,
+    /// Neural voices (`[[tts.voices]]`), listed after the two built-in ones.
+    pub voices: Vec<VoiceSettingsEntry>,
+}
+
+/// One `[[tts.voices]]` entry: a neural voice and where its model lives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceSettingsEntry {
+    /// Identifier used in paths and requests.
+    pub id: String,
+    /// Human-readable name.
+    pub name: String,
+    /// The engine: `vits` (MMS-TTS or Piper layout, recognised from the files).
+    #[serde(default = "vits")]
+    pub engine: String,
+    /// A model folder or graph file; relative paths are read from `models.dir`.
+    pub model: PathBuf,
+    /// `<language>-<REGION>`.
+    #[serde(default = "sw_tz")]
+    pub locale: String,
+    /// Speaker gender.
+    #[serde(default)]
+    pub gender: String,
+    /// One-line description.
+    #[serde(default)]
+    pub description: String,
+    /// The model's licence, shown in the voice list (MMS-TTS is CC-BY-NC-4.0: not for commercial use).
+    #[serde(default)]
+    pub licence: Option<String>,
+    /// Speaker of a multi-speaker model.
+    #[serde(default)]
+    pub speaker: i64,
+    /// The `models/catalog.toml` entry that installs the model (named in the inactive voice's detail).
+    #[serde(default)]
+    pub catalog: Option<String>,
+}
+
+fn vits() -> String {
+    "vits".into()
+}
+
+fn sw_tz() -> String {
+    "sw-TZ".into()
+}
+
+impl VoiceSettingsEntry {
+    /// The voices `config/default.toml` declares: Meta's MMS-TTS Swahili and a Piper Swahili voice, inactive
+    /// until their models are installed.
+    pub fn shipped() -> Vec<Self> {
+        vec![
+            Self {
+                id: "mms-swh".into(),
+                name: "MMS Swahili".into(),
+                engine: vits(),
+                model: PathBuf::from("mms-tts-swh"),
+                locale: "sw-TZ".into(),
+                gender: "male".into(),
+                description: "Meta MMS-TTS Swahili (VITS); non-commercial licence".into(),
+                licence: Some("CC-BY-NC-4.0".into()),
+                speaker: 0,
+                catalog: Some("mms-tts-swh".into()),
+            },
+            Self {
+                id: "piper-lanfrica".into(),
+                name: "Lanfrica (Piper)".into(),
+                engine: vits(),
+                model: PathBuf::from("piper-sw-lanfrica/sw_CD-lanfrica-medium.onnx"),
+                locale: "sw-CD".into(),
+                gender: "male".into(),
+                description:
+                    "Piper Swahili voice sw_CD-lanfrica-medium (VITS), read through our G2P".into(),
+                licence: Some("CC-BY-4.0".into()),
+                speaker: 0,
+                catalog: Some("piper-sw-lanfrica".into()),
+            },
+        ]
+    }
+}
+
+impl Default for TtsSettings {
+    fn default() -> Self {
+        Self {
+            default_voice: "zuri".into(),
+            agent_voice: "baraka".into(),
+            workers: 2,
+            queue: 32,
+            voices: VoiceSettingsEntry::shipped(),
+        }
+    }
+}
+
+/// `[asr]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AsrSettings {
+    /// The Whisper model folder (Hugging Face optimum ONNX export), relative to `models.dir`.
+    pub model: PathBuf,
+    /// The `models/catalog.toml` entry that installs it (named in the 503 detail while it is missing).
+    pub catalog: String,
+    /// Graph file suffix: `""` for fp32, `"_quantized"` for int8 exports (`encoder_model_quantized.onnx` …).
+    pub variant: String,
+    /// Recognitions run at once (each with its own ONNX Runtime sessions).
+    pub workers: usize,
+    /// Requests that may wait for a worker; beyond that callers get 503 `server_busy`.
+    pub queue: usize,
+    /// Tokens decoded at most per 30-second window.
+    pub max_new_tokens: usize,
+    /// Largest audio upload in bytes (speech recognition and agent audio turns).
+    pub max_upload_bytes: usize,
+}
+
+impl Default for AsrSettings {
+    fn default() -> Self {
+        Self {
+            model: PathBuf::from("whisper-base"),
+            catalog: "whisper-base".into(),
+            variant: String::new(),
+            workers: 1,
+            queue: 8,
+            max_new_tokens: 224,
+            max_upload_bytes: 25 * 1024 * 1024,
+        }
+    }
+}
+
+/// `[clone]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CloneSettings {
+    /// Largest reference upload in bytes.
+    pub max_upload_bytes: usize,
+    /// Cloned voices one key may have.
+    pub max_voices_per_key: usize,
+    /// Keep each reference recording (as 16 kHz WAV under `data_dir/voices/`) besides the profile.
+    pub keep_reference: bool,
+    /// Analyses that may run or wait at once; beyond that callers get 503 `server_busy`.
+    pub queue: usize,
+    /// The voice every clone is built on: empty for the built-in voice nearer the speaker's pitch (`zuri` or
+    /// `baraka`), or any voice id of this server (a neural voice is converted after synthesis).
+    pub base_voice: String,
+    /// `auto` (the formant voice takes the profile; other voices are converted after synthesis) or `dsp`
+    /// (always convert after synthesis).
+    pub method: String,
+    /// A speaker-encoder ONNX graph (file or folder, relative to `models.dir`); when installed, each new voice
+    /// reports its speaker similarity to the reference. Empty: none.
+    pub speaker_encoder: PathBuf,
+}
+
+impl Default for CloneSettings {
+    fn default() -> Self {
+        Self {
+            max_upload_bytes: 50 * 1024 * 1024,
+            max_voices_per_key: 20,
+            keep_reference: false,
+            queue: 4,
+            base_voice: String::new(),
+            method: "auto".into(),
+            speaker_encoder: PathBuf::from("speaker-resnet34"),
+        }
+    }
+}
