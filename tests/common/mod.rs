@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod cli;
+pub mod cloning;
 pub mod fake_http;
 
 use std::sync::OnceLock;
