@@ -7,10 +7,13 @@
 //! Run: `bash tools/python-env.sh && target/py/bin/pip install ctranslate2 faster-whisper && cargo bench --bench asr`
 //! (the model is built once in `target/bench-models/whisper-base`).
 
+#[path = "python.rs"]
+mod python;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use python::{root, run};
 use sauti::asr::mel::LogMel;
 use sauti::asr::whisper::{Whisper, WhisperOptions};
 use sauti::models::ModelSettings;
@@ -28,25 +31,6 @@ struct Row {
     variant: String,
     ms: [f64; 4],
     tokens: Vec<u32>,
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(program: &Path, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(root())
-        .stderr(Stdio::inherit())
-        .output()
-        .unwrap_or_else(|e| panic!("{} runs: {e}", program.display()));
-    assert!(
-        out.status.success(),
-        "{} {args:?} failed",
-        program.display()
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
 /// 30 s of Swahili from the embedded voice.

@@ -6,11 +6,15 @@
 //! Run: `bash tools/python-env.sh && cargo bench --bench vits` (the Python environment — torch, transformers,
 //! onnx, onnxruntime — lives in `target/py`; the model is built once in `target/bench-models`).
 
+#[path = "python.rs"]
+mod python;
+
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
+use python::{root, run};
 use sauti::tts::normalize::normalize;
 
 const RUNS: usize = 3;
@@ -22,10 +26,6 @@ const PARAGRAPH: &str = "Habari ya asubuhi, karibu kwenye huduma ya benki yetu. 
 12/03/2025. Ukitaka kutuma pesa, sema kiasi na namba ya simu ya mpokeaji. Tawi letu liko wazi kuanzia saa 08:00 \
 hadi saa 16:30. Asante kwa kutuchagua, na uwe na siku njema! ";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn text_of(chars: usize) -> String {
     let mut text = String::new();
     while text.chars().count() < chars {
@@ -34,21 +34,6 @@ fn text_of(chars: usize) -> String {
     let cut: String = text.chars().take(chars).collect();
     cut.rsplit_once(' ')
         .map_or(cut.clone(), |(head, _)| head.to_string())
-}
-
-fn run(program: &Path, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(root())
-        .stderr(Stdio::inherit())
-        .output()
-        .unwrap_or_else(|e| panic!("{} runs: {e}", program.display()));
-    assert!(
-        out.status.success(),
-        "{} {args:?} failed",
-        program.display()
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
 struct Server {

@@ -109,3 +109,23 @@ impl<M: Send + 'static> ActorSlot<M> {
             .map_err(|_| ActorError::Restarting("actor"))
     }
 }
+
+/// Admit one request to a bounded component: a permit while there is room, else [`ActorError::Busy`] (and the
+/// rejection counted for `/metrics` under `actor`).
+pub fn admit(
+    admission: &std::sync::Arc<tokio::sync::Semaphore>,
+    actor: &'static str,
+    component: &'static str,
+    retry_after: u64,
+) -> Result<tokio::sync::OwnedSemaphorePermit, ActorError> {
+    std::sync::Arc::clone(admission)
+        .try_acquire_owned()
+        .map_err(|_| {
+            metrics::counter!(crate::telemetry::metrics::BUSY_REJECTIONS, "actor" => actor)
+                .increment(1);
+            ActorError::Busy {
+                component,
+                retry_after,
+            }
+        })
+}

@@ -6,7 +6,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use tokio::sync::Semaphore;
 
 use super::RecognitionError;
-use crate::actors::ActorError;
+use crate::actors::admit;
 use crate::asr::{AsrError, Recognizer, Transcript};
 use crate::telemetry::metrics;
 
@@ -82,13 +82,12 @@ impl Actor for AsrActor {
                         return Ok(());
                     }
                 };
-                let Ok(admitted) = Arc::clone(&state.admission).try_acquire_owned() else {
-                    ::metrics::counter!(metrics::BUSY_REJECTIONS, "actor" => "asr").increment(1);
-                    let _ = reply.send(Err(RecognitionError::Actor(ActorError::Busy {
-                        component: "speech recognition",
-                        retry_after: 5,
-                    })));
-                    return Ok(());
+                let admitted = match admit(&state.admission, "asr", "speech recognition", 5) {
+                    Ok(admitted) => admitted,
+                    Err(busy) => {
+                        let _ = reply.send(Err(RecognitionError::Actor(busy)));
+                        return Ok(());
+                    }
                 };
                 let running = Arc::clone(&state.running);
                 tokio::spawn(async move {

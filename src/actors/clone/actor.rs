@@ -5,7 +5,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use tokio::sync::Semaphore;
 
 use super::{CloneError, CloneRequest};
-use crate::actors::ActorError;
+use crate::actors::admit;
 use crate::clone::{self, profile, ClonedVoiceSummary};
 use crate::storage::{now_rfc3339, voice_queries, ClonedVoiceRecord, Database};
 use crate::tts::catalog::VoiceRegistry;
@@ -80,14 +80,12 @@ impl Actor for CloneActor {
         crate::actors::faults::maybe_panic("clone");
         match message {
             ToCloneActor::Clone { request, reply } => {
-                let Ok(admitted) = Arc::clone(&state.admission).try_acquire_owned() else {
-                    ::metrics::counter!(crate::telemetry::metrics::BUSY_REJECTIONS, "actor" => "clone")
-                        .increment(1);
-                    let _ = reply.send(Err(CloneError::Actor(ActorError::Busy {
-                        component: "voice cloning",
-                        retry_after: 5,
-                    })));
-                    return Ok(());
+                let admitted = match admit(&state.admission, "clone", "voice cloning", 5) {
+                    Ok(admitted) => admitted,
+                    Err(busy) => {
+                        let _ = reply.send(Err(CloneError::Actor(busy)));
+                        return Ok(());
+                    }
                 };
                 let state = state.clone();
                 tokio::spawn(async move {

@@ -6,7 +6,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::pool::WorkerPool;
 use super::spread::{self, Failure};
 use super::{SynthesisError, Synthesised, Then};
-use crate::actors::ActorError;
+use crate::actors::admit;
 use crate::tts::catalog::VoiceRegistry;
 use crate::tts::Synthesizer;
 use crate::tts::VoiceSettings;
@@ -84,15 +84,12 @@ impl Actor for TtsActor {
             }
             Some(Ok(synthesizer)) => synthesizer,
         };
-        let Ok(admitted) = Arc::clone(&state.admission).try_acquire_owned() else {
-            let busy = ActorError::Busy {
-                component: "synthesis",
-                retry_after: 2,
-            };
-            metrics::counter!(crate::telemetry::metrics::BUSY_REJECTIONS, "actor" => "tts")
-                .increment(1);
-            let _ = reply.send(Err(SynthesisError::Actor(busy)));
-            return Ok(());
+        let admitted = match admit(&state.admission, "tts", "synthesis", 2) {
+            Ok(admitted) => admitted,
+            Err(busy) => {
+                let _ = reply.send(Err(SynthesisError::Actor(busy)));
+                return Ok(());
+            }
         };
         metrics::gauge!(crate::telemetry::metrics::QUEUE_DEPTH, "actor" => "tts").increment(1.0);
         let job = Job {
