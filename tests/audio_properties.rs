@@ -1,10 +1,16 @@
-//! Property tests: random and mutated bytes never bring the decoder down, and whatever it accepts is sane.
+//! Property tests: random and mutated bytes never bring the decoder down, and whatever it accepts is sane; the
+//! multipart upload path (form, audio part, sniffing, decoding) ends in a form or a client error whatever the body.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+use axum::body::Body;
+use axum::extract::{FromRequest, Request};
+use axum::http::{header, StatusCode};
 use proptest::prelude::*;
 use sauti::audio::{self, DecodeLimits};
+use sauti::http::problem::ApiError;
+use sauti::http::upload::{self, ApiMultipart};
 
 const SEEDS: &[&str] = &[
     "tone-pcm16-16000-1ch-1000ms.wav",
@@ -124,5 +130,90 @@ proptest! {
     #[test]
     fn mutated_real_files_are_rejected_or_sane(index in 0..SEEDS.len(), mutations in proptest::collection::vec(mutation(), 1..6)) {
         assert_sane(&apply(seed(index), &mutations));
+    }
+}
+
+const BOUNDARY: &str = "sauti-prop";
+const AUDIO_LIMIT: usize = 16 * 1024;
+
+/// A multipart body: a text field and the audio part.
+fn form(audio: &[u8], language: &str) -> Vec<u8> {
+    let mut body = format!(
+        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"language\"\r\n\r\n{language}\r\n\
+         --{BOUNDARY}\r\nContent-Disposition: form-data; name=\"audio\"; filename=\"a\"\r\n\
+         Content-Type: application/octet-stream\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(audio);
+    body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+    body
+}
+
+/// The upload path of the STT and cloning endpoints up to decoded 16 kHz audio.
+async fn read_upload(body: Vec<u8>) -> Result<usize, ApiError> {
+    let request = Request::builder()
+        .method("POST")
+        .header(
+            header::CONTENT_TYPE,
+            format!("multipart/form-data; boundary={BOUNDARY}"),
+        )
+        .body(Body::from(body))
+        .expect("request");
+    let multipart = ApiMultipart::from_request(request, &()).await?;
+    let mut form = upload::read_form(multipart, AUDIO_LIMIT, &["language"]).await?;
+    let part = upload::require_audio(&mut form)?;
+    assert!(part.bytes.len() <= AUDIO_LIMIT);
+    let audio = audio::load_16k(&part.bytes, &limits())
+        .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+    Ok(audio.samples.len())
+}
+
+fn assert_client_error_or_audio(body: Vec<u8>) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    if let Err(error) = runtime.block_on(read_upload(body)) {
+        assert!(
+            [
+                StatusCode::BAD_REQUEST,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                StatusCode::UNPROCESSABLE_ENTITY,
+            ]
+            .contains(&error.status),
+            "{} {}",
+            error.status,
+            error.detail
+        );
+        assert!(!error.detail.is_empty());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_body_as_a_form_ends_in_audio_or_a_client_error(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        assert_client_error_or_audio(bytes);
+    }
+
+    #[test]
+    fn mutated_forms_end_in_audio_or_a_client_error(
+        index in 0..SEEDS.len(),
+        mutations in proptest::collection::vec(mutation(), 1..6),
+    ) {
+        assert_client_error_or_audio(apply(form(&seed(index), "sw"), &mutations));
+    }
+
+    #[test]
+    fn a_well_formed_form_reaches_the_decoder(index in 0..SEEDS.len(), language in "\\PC{0,16}") {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        let bytes = seed(index);
+        let expected = if bytes.len() > AUDIO_LIMIT { None } else { Some(audio::load_16k(&bytes, &limits()).expect("fixture").samples.len()) };
+        match (runtime.block_on(read_upload(form(&bytes, &language))), expected) {
+            (Ok(samples), Some(expected)) => prop_assert_eq!(samples, expected),
+            (Err(error), None) => prop_assert_eq!(error.status, StatusCode::PAYLOAD_TOO_LARGE),
+            (got, expected) => prop_assert!(false, "{:?} for a fixture of {} bytes (expected {:?})", got.map_err(|e| e.detail), bytes.len(), expected),
+        }
     }
 }

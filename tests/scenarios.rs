@@ -103,6 +103,20 @@ fn check_reports_file_and_line() {
         .unwrap();
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("general.toml:2:"));
+
+    // A control character in a comment (found by the scenario fuzz target: TOML's own message is empty there).
+    std::fs::write(&file, "id = \"general\"\n# maoni \u{1}\nname = \"x\"\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args(["scenario", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("general.toml:2: unexpected character U+0001"),
+        "{stderr}"
+    );
 }
 
 #[test]

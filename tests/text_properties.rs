@@ -26,6 +26,22 @@ fn swahili_like() -> impl Strategy<Value = String> {
     proptest::collection::vec(pieces, 0..24).prop_map(|p| p.join(" "))
 }
 
+/// A refused scenario file gets a message, on a line the file has.
+fn assert_named_problem(source: &str, id: &str) {
+    if let Err(error) = parse("fuzz.toml", source, Some(id)) {
+        assert!(
+            !error.message.trim().is_empty(),
+            "no message at line {}",
+            error.line
+        );
+        assert!(
+            error.line >= 1 && error.line <= source.lines().count() + 1,
+            "line {}",
+            error.line
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -49,14 +65,14 @@ proptest! {
     }
 
     #[test]
-    fn the_scenario_parser_never_panics(source in "\\PC{0,400}") {
-        let _ = parse("fuzz.toml", &source, Some("fuzz"));
+    fn the_scenario_parser_never_panics_and_names_a_problem_on_a_line(source in "\\PC{0,400}") {
+        assert_named_problem(&source, "fuzz");
     }
 
     #[test]
     fn mutated_scenario_files_are_refused_or_parsed_never_a_panic(
-        cut in 0usize..4000,
-        insert in "\\PC{0,12}",
+        cut in 0usize..22_000,
+        insert in proptest::collection::vec(any::<char>(), 0..12).prop_map(String::from_iter),
     ) {
         let source = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/banking.toml")).unwrap();
         let mut at = cut.min(source.len());
@@ -64,6 +80,6 @@ proptest! {
             at -= 1;
         }
         let mutated = format!("{}{}{}", &source[..at], insert, &source[at..]);
-        let _ = parse("banking.toml", &mutated, Some("banking"));
+        assert_named_problem(&mutated, "banking");
     }
 }

@@ -43,3 +43,9 @@ cargo test --locked --features fault-injection --test supervision
 
 echo "== contract fuzzing: schemathesis against /openapi.json of the release server"
 bash tools/schemathesis.sh
+
+echo "== load: wrk against the release server (voices, text-to-speech, jobs)"
+bash tools/load.sh
+
+echo "== input fuzzing: every cargo-fuzz target for 30 s from its committed corpus"
+bash tools/fuzz.sh 30

@@ -285,7 +285,7 @@ pub fn parse(
     let scenario: Scenario = toml::from_str(source).map_err(|e| ScenarioError {
         file: file.to_string(),
         line: e.span().map_or(1, |span| line_at(source, span.start)),
-        message: e.message().to_string(),
+        message: syntax_problem(source, &e),
     })?;
     let problems = super::check::problems(&scenario, expected_id);
     match problems.into_iter().next() {
@@ -299,6 +299,26 @@ pub fn parse(
                 .map_or(1, |at| line_at(source, at)),
             message: problem.message,
         }),
+    }
+}
+
+/// What is wrong with text TOML refused, in words. The parser leaves its message empty for some characters
+/// (control characters in a comment, say); the character is named then.
+fn syntax_problem(source: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim();
+    if !message.is_empty() {
+        return message.to_string();
+    }
+    let found = error
+        .span()
+        .and_then(|span| source.get(span.start..))
+        .and_then(|rest| rest.chars().next());
+    match found {
+        Some(c) => format!(
+            "unexpected character U+{:04X} {c:?}; a scenario file cannot contain it here",
+            u32::from(c)
+        ),
+        None => "the file is not valid TOML".to_string(),
     }
 }
 

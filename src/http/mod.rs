@@ -14,7 +14,7 @@ pub mod problem;
 mod recognition;
 mod speech;
 mod synthesis_body;
-mod upload;
+pub mod upload;
 mod voices;
 
 use std::sync::Arc;
