@@ -27,9 +27,9 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked --version 0.13.2
 fi
 
-fuzz=(cargo fuzz run --fuzz-dir tests/fuzz --release --debug-assertions)
+fuzz=(cargo fuzz run --fuzz-dir tests/fuzz --release)
 echo "== building the fuzz targets"
-cargo fuzz build --fuzz-dir tests/fuzz --release --debug-assertions
+cargo fuzz build --fuzz-dir tests/fuzz --release
 
 for target in "${targets[@]}"; do
   corpus="tests/fuzz/corpus/$target"

@@ -1,5 +1,6 @@
 //! Structural checks for the streaming containers (Ogg, Matroska/WebM), whose headers declare no length:
-//! a cut-off upload is recognised by its last page or element running past the end of the bytes.
+//! a cut-off upload is recognised by its last page or element running past the end of the bytes. Also the
+//! ID3v2 tags in front of MP3 (and some FLAC) files, which sauti skips rather than reads.
 
 use super::sniff::Container;
 use super::AudioError;
@@ -20,10 +21,65 @@ pub(crate) fn check_complete(container: Container, bytes: &[u8]) -> Result<(), A
                 reason: format!("no Ogg page starts at byte {offset}"),
             },
         }),
-        Container::WebM | Container::Matroska => check_matroska(bytes)
-            .map_err(|offset| truncated(format!("the element at byte {offset} is cut off"))),
+        Container::WebM | Container::Matroska => check_matroska(bytes).map_err(|offset| {
+            truncated(format!(
+                "the element at byte {offset} is cut off or runs past what holds it"
+            ))
+        }),
         Container::Wav | Container::Mp3 | Container::Flac => Ok(()),
     }
+}
+
+/// The bytes after any ID3v2 tags at the start. Tags carry only metadata, which sauti does not use; skipping
+/// them here means no decoder ever trusts the sizes their frames declare (a 51-byte upload whose frame claims
+/// 2.4 GB made the demuxer allocate that much before finding the bytes missing).
+pub(crate) fn skip_id3v2(mut bytes: &[u8]) -> Result<&[u8], AudioError> {
+    const HEADER: usize = 10;
+    const FOOTER_PRESENT: u8 = 0x10;
+    let mut tagged = false;
+    while let Some(header) = bytes.get(..HEADER).filter(|h| h.starts_with(b"ID3")) {
+        let corrupt = |reason: String| AudioError::Corrupt {
+            format: "mp3",
+            reason,
+        };
+        let version = header[3];
+        if !(2..=4).contains(&version) {
+            return Err(corrupt(format!("unknown ID3 tag version 2.{version}")));
+        }
+        if header[6..10].iter().any(|&b| b & 0x80 != 0) {
+            return Err(corrupt("the ID3 tag's size is malformed".into()));
+        }
+        let size = header[6..10]
+            .iter()
+            .fold(0usize, |size, &b| (size << 7) | usize::from(b));
+        let footer = if version == 4 && header[5] & FOOTER_PRESENT != 0 {
+            HEADER
+        } else {
+            0
+        };
+        let end = HEADER + size + footer;
+        if end > bytes.len() {
+            return Err(AudioError::Truncated {
+                format: "mp3",
+                detail: format!(
+                    "the ID3 tag declares {end} bytes but the file has {}",
+                    bytes.len()
+                ),
+            });
+        }
+        bytes = &bytes[end..];
+        tagged = true;
+        // Some taggers pad after the tag rather than inside it.
+        let padding = bytes.iter().take_while(|&&b| b == 0).count();
+        bytes = &bytes[padding..];
+    }
+    if tagged && bytes.is_empty() {
+        return Err(AudioError::Corrupt {
+            format: "mp3",
+            reason: "the file holds an ID3 tag and no audio".into(),
+        });
+    }
+    Ok(bytes)
 }
 
 enum OggCut {
@@ -63,31 +119,121 @@ fn check_ogg(bytes: &[u8]) -> Result<(), OggCut> {
     }
 }
 
-/// Walk the EBML elements, stepping into the Segment and its Clusters (which live recorders write with
-/// unknown sizes) and over everything else; every skipped element must fit in the bytes.
+/// Matroska master elements the demuxer reads children of (the rest it reads whole or skips).
+const MATROSKA_MASTERS: [u32; 28] = [
+    0x1A45_DFA3,
+    0x114D_9B74,
+    0x4DBB,
+    0x1549_A966,
+    0xA0,
+    0x75A1,
+    0xA6,
+    0x1654_AE6B,
+    0xAE,
+    0xE0,
+    0xE1,
+    0x6D80,
+    0x6240,
+    0x5035,
+    0x47E7,
+    0x55B0,
+    0x55D0,
+    0x1C53_BB6B,
+    0xBB,
+    0xB7,
+    0x1043_A770,
+    0x45B9,
+    0xB6,
+    0x80,
+    0x1254_C367,
+    0x7373,
+    0x63C0,
+    0x67C8,
+];
+const SEGMENT: u32 = 0x1853_8067;
+const CLUSTER: u32 = 0x1F43_B675;
+const SIMPLE_BLOCK: u32 = 0xA3;
+const BLOCK: u32 = 0xA1;
+/// Deeper nesting than any real file has.
+const MAX_DEPTH: usize = 16;
+
+/// Walk the EBML elements: step into the Segment and its Clusters (which live recorders write with unknown
+/// sizes), into every other master element within its bounds, and check the frame sizes inside each block.
+/// Every element must fit in the element that holds it, and a block's laced frames in the block: the demuxer
+/// allocates whatever size an element or lace declares before reading it, so one that overruns is refused here.
 fn check_matroska(bytes: &[u8]) -> Result<(), usize> {
-    const SEGMENT: u32 = 0x1853_8067;
-    const CLUSTER: u32 = 0x1F43_B675;
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let (id, id_len) = read_id(&bytes[pos..]).ok_or(pos)?;
-        let (size, size_len) = read_size(&bytes[pos + id_len..]).ok_or(pos)?;
+    check_elements(bytes, 0, bytes.len(), 0)
+}
+
+fn check_elements(bytes: &[u8], mut pos: usize, end: usize, depth: usize) -> Result<(), usize> {
+    while pos < end {
+        let (id, id_len) = read_id(&bytes[pos..end]).ok_or(pos)?;
+        let (size, size_len) = read_size(&bytes[pos + id_len..end]).ok_or(pos)?;
         let data = pos + id_len + size_len;
         if id == SEGMENT || id == CLUSTER {
             pos = data;
             continue;
         }
-        let size = size.ok_or(pos)?;
-        let end = usize::try_from(size)
-            .ok()
-            .and_then(|s| data.checked_add(s))
+        let stop = size
+            .and_then(|size| usize::try_from(size).ok())
+            .and_then(|size| data.checked_add(size))
+            .filter(|&stop| stop <= end)
             .ok_or(pos)?;
-        if end > bytes.len() {
-            return Err(pos);
+        if MATROSKA_MASTERS.contains(&id) {
+            if depth == MAX_DEPTH {
+                return Err(pos);
+            }
+            check_elements(bytes, data, stop, depth + 1)?;
+        } else if id == SIMPLE_BLOCK || id == BLOCK {
+            check_lacing(&bytes[data..stop]).ok_or(pos)?;
         }
-        pos = end;
+        pos = stop;
     }
     Ok(())
+}
+
+/// A block's header and, when it holds several frames, that their declared sizes fit in it.
+fn check_lacing(block: &[u8]) -> Option<()> {
+    const XIPH: u8 = 0b01;
+    const EBML: u8 = 0b11;
+    let (_, track_len) = read_size(block)?;
+    let flags = *block.get(track_len + 2)?; // after the track number and the 16-bit timecode
+    let lacing = (flags >> 1) & 0b11;
+    if lacing != XIPH && lacing != EBML {
+        return Some(()); // one frame, or equal frames dividing the block
+    }
+    let mut pos = track_len + 3;
+    let sized = usize::from(*block.get(pos)?); // frames - 1: the last one takes what is left
+    pos += 1;
+    let mut total = 0u64;
+    let mut previous = 0i64;
+    for i in 0..sized {
+        let size = if lacing == XIPH {
+            let mut size = 0u64;
+            loop {
+                let byte = *block.get(pos)?;
+                pos += 1;
+                size += u64::from(byte);
+                if byte != 255 {
+                    break size;
+                }
+            }
+        } else {
+            let (raw, len) = read_size(block.get(pos..)?)?;
+            pos += len;
+            let raw = i64::try_from(raw?).ok()?;
+            let size = if i == 0 {
+                raw
+            } else {
+                // A signed difference from the previous size: the raw value less half its range.
+                previous.checked_add(raw - ((1i64 << (7 * len - 1)) - 1))?
+            };
+            previous = size;
+            u64::try_from(size).ok()?
+        };
+        total = total.checked_add(size)?;
+    }
+    (total <= (block.len() - pos) as u64).then_some(())
 }
 
 /// An EBML element ID (1–4 bytes, marker bits kept) and its length.
@@ -122,6 +268,43 @@ fn read_size(bytes: &[u8]) -> Option<(Option<u64>, usize)> {
 
 #[cfg(test)]
 mod tests {
+    use super::skip_id3v2;
+
+    fn id3(version: u8, flags: u8, size: [u8; 4]) -> Vec<u8> {
+        let mut tag = b"ID3".to_vec();
+        tag.extend_from_slice(&[version, 0, flags]);
+        tag.extend_from_slice(&size);
+        tag
+    }
+
+    #[test]
+    fn id3_tags_are_skipped_whole() {
+        let mut file = id3(3, 0, [0, 0, 1, 0]); // 128 bytes of frames
+        file.extend_from_slice(&[0; 128]);
+        file.extend_from_slice(&id3(4, 0x10, [0, 0, 0, 2])); // stacked, with a footer
+        file.extend_from_slice(&[0; 12]);
+        file.extend_from_slice(&[0xFF, 0xFB, 0x90, 0x44]);
+        assert_eq!(skip_id3v2(&file).unwrap(), &[0xFF, 0xFB, 0x90, 0x44]);
+        assert_eq!(skip_id3v2(b"fLaC").unwrap(), b"fLaC");
+    }
+
+    #[test]
+    fn id3_tags_that_overrun_the_file_are_refused() {
+        // A tag declaring 64 KiB in a 51-byte file (the fuzzer's out-of-memory input had this shape).
+        let mut file = id3(3, 0, [0, 4, 0, 0]);
+        file.extend_from_slice(b"TSSE\x92\x9c\x08\x0c");
+        assert!(skip_id3v2(&file)
+            .unwrap_err()
+            .to_string()
+            .contains("declares 65546 bytes"));
+        assert!(skip_id3v2(&id3(3, 0, [0, 0x80, 0, 0])).is_err());
+        assert!(skip_id3v2(&id3(9, 0, [0, 0, 0, 0])).is_err());
+        assert!(skip_id3v2(&id3(3, 0, [0, 0, 0, 0]))
+            .unwrap_err()
+            .to_string()
+            .contains("no audio"));
+    }
+
     use super::*;
 
     #[test]
@@ -139,9 +322,48 @@ mod tests {
 
     #[test]
     fn a_cut_element_is_found() {
-        // EBML header of 3 bytes' payload, then a Void element claiming 16 bytes but holding 2.
-        let bytes = [0x1A, 0x45, 0xDF, 0xA3, 0x83, 1, 2, 3, 0xEC, 0x90, 0, 0];
-        assert_eq!(check_matroska(&bytes), Err(8));
-        assert_eq!(check_matroska(&bytes[..8]), Ok(()));
+        // An EBML header holding a DocType, then a Void element claiming 16 bytes but holding 2.
+        let bytes = [
+            0x1A, 0x45, 0xDF, 0xA3, 0x84, 0x42, 0x82, 0x81, b'w', 0xEC, 0x90, 0, 0,
+        ];
+        assert_eq!(check_matroska(&bytes), Err(9));
+        assert_eq!(check_matroska(&bytes[..9]), Ok(()));
+        // A child running past its master (a DocType of 5 bytes in a header of 4).
+        let bytes = [
+            0x1A, 0x45, 0xDF, 0xA3, 0x84, 0x42, 0x82, 0x85, b'w', b'e', b'b', b'm', 0,
+        ];
+        assert_eq!(check_matroska(&bytes), Err(5));
+    }
+
+    /// A Cluster (unknown size) holding one SimpleBlock: track 1, timecode 0, the given flags and payload.
+    fn cluster_with_block(flags: u8, payload: &[u8]) -> Vec<u8> {
+        let mut block = vec![0x81, 0, 0, flags];
+        block.extend_from_slice(payload);
+        let mut bytes = vec![0x1F, 0x43, 0xB6, 0x75, 0xFF, 0xA3, 0x80 | block.len() as u8];
+        bytes.extend_from_slice(&block);
+        bytes
+    }
+
+    #[test]
+    fn laced_frames_must_fit_in_their_block() {
+        // Xiph lacing, 3 frames: 2 sized (255 + 10 = 265 and 5) in a block with 20 bytes left: refused.
+        let bytes = cluster_with_block(0b010, &[2, 255, 10, 5, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(check_matroska(&bytes), Err(5));
+        // Xiph lacing, 2 frames: the first 3 bytes, the last what is left.
+        assert_eq!(
+            check_matroska(&cluster_with_block(0b010, &[1, 3, 1, 2, 3, 4])),
+            Ok(())
+        );
+        // EBML lacing, 3 frames: 2, then a difference of 0 - 63 making the second size negative.
+        let negative = cluster_with_block(0b110, &[2, 0x82, 0x80, 0, 0, 0, 0]);
+        assert_eq!(check_matroska(&negative), Err(5));
+        // EBML lacing, 3 frames of 2, 2 (difference 0 is 0xBF) and the rest.
+        assert_eq!(
+            check_matroska(&cluster_with_block(0b110, &[2, 0x82, 0xBF, 1, 2, 3, 4, 5])),
+            Ok(())
+        );
+        // A first size of 2^40 bytes (the fuzzer's 109 TB allocation had this shape).
+        let huge = cluster_with_block(0b110, &[1, 0x01, 0, 1, 0, 0, 0, 0, 0, 9, 9]);
+        assert_eq!(check_matroska(&huge), Err(5));
     }
 }

@@ -21,7 +21,16 @@ pub fn install() {
                 .map(|mut s| s.insert(place.clone()))
                 .unwrap_or(false)
             {
-                eprintln!("contained panic in a dependency at {place}: {info}");
+                let payload = info.payload();
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .copied()
+                    .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                    .unwrap_or("");
+                // ".../registry/src/<index>/symphonia-x-0.5.5/src/f.rs:1" -> "symphonia-x-0.5.5/src/f.rs:1"
+                let short = place.rsplit("/registry/src/").next().unwrap_or(&place);
+                let short = short.split_once('/').map_or(short, |(_, rest)| rest);
+                eprintln!("contained panic in a dependency at {short}: {message}");
             }
             return;
         }
