@@ -26,8 +26,32 @@ pub(crate) fn check_complete(container: Container, bytes: &[u8]) -> Result<(), A
                 "the element at byte {offset} is cut off or runs past what holds it"
             ))
         }),
-        Container::Wav | Container::Mp3 | Container::Flac => Ok(()),
+        Container::Wav => check_wav(bytes).map_err(|offset| {
+            truncated(format!(
+                "the chunk at byte {offset} declares more bytes than the file has"
+            ))
+        }),
+        Container::Mp3 | Container::Flac => Ok(()),
     }
+}
+
+/// The chunks before the audio data must fit in the file: the demuxer allocates what a metadata chunk declares
+/// (up to 4 GB) before reading it. The data chunk itself may run short (checked while decoding) or carry the
+/// "unknown length" that streaming encoders write.
+fn check_wav(bytes: &[u8]) -> Result<(), usize> {
+    let mut pos = 12; // after "RIFF", the length and "WAVE"
+    while let Some(header) = bytes.get(pos..pos + 8) {
+        if &header[..4] == b"data" {
+            return Ok(());
+        }
+        let size = u32::from_le_bytes([header[4], header[5], header[6], header[7]]) as usize;
+        let end = pos + 8 + size + (size & 1);
+        if end > bytes.len() {
+            return Err(pos);
+        }
+        pos = end;
+    }
+    Ok(())
 }
 
 /// The bytes after any ID3v2 tags at the start. Tags carry only metadata, which sauti does not use; skipping
@@ -342,6 +366,17 @@ mod tests {
         let mut bytes = vec![0x1F, 0x43, 0xB6, 0x75, 0xFF, 0xA3, 0x80 | block.len() as u8];
         bytes.extend_from_slice(&block);
         bytes
+    }
+
+    #[test]
+    fn wav_chunks_before_the_data_must_fit() {
+        let mut wav = b"RIFF\xff\xff\xff\xffWAVE".to_vec();
+        wav.extend_from_slice(b"LIST\x04\0\0\0INFO");
+        wav.extend_from_slice(b"data\xff\xff\xff\xff\0\0");
+        assert_eq!(check_wav(&wav), Ok(()));
+        let mut bomb = b"RIFF\xff\xff\xff\xffWAVE".to_vec();
+        bomb.extend_from_slice(b"LIST\xf0\xff\xff\xffINFO");
+        assert_eq!(check_wav(&bomb), Err(12));
     }
 
     #[test]
