@@ -458,5 +458,8 @@ fn a_webm_whose_laced_frames_overrun_their_block_is_refused() {
         matches!(error, AudioError::Truncated { format: "webm", .. }),
         "{error}"
     );
-    assert!(error.to_string().contains("runs past what holds it"), "{error}");
+    assert!(
+        error.to_string().contains("runs past what holds it"),
+        "{error}"
+    );
 }
