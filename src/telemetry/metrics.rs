@@ -4,11 +4,12 @@
 //! of single modules, the CLI) the calls cost next to nothing.
 
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
+
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 /// Requests by route, method and status.
@@ -69,7 +70,27 @@ pub fn install() -> Option<&'static PrometheusHandle> {
     if metrics::set_global_recorder(recorder).is_err() {
         tracing::warn!("another metrics recorder is installed; /metrics will be empty");
     }
-    Some(HANDLE.get_or_init(|| handle))
+    let handle = HANDLE.get_or_init(|| handle);
+    spawn_upkeep(handle.clone());
+    Some(handle)
+}
+
+/// How often recorded histogram samples are folded into their buckets.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// Histogram samples are kept raw until folded into their buckets, which otherwise happens only when
+/// `/metrics` is scraped: a service nobody scrapes would hold every request's latency forever. A small thread
+/// folds them every few seconds, so memory stays flat whether or not anyone scrapes.
+fn spawn_upkeep(handle: PrometheusHandle) {
+    let spawned = std::thread::Builder::new()
+        .name("metrics-upkeep".into())
+        .spawn(move || loop {
+            std::thread::sleep(UPKEEP_EVERY);
+            handle.run_upkeep();
+        });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "metrics upkeep thread not started; histograms are folded only when scraped");
+    }
 }
 
 /// The metrics in Prometheus text format.
