@@ -64,6 +64,18 @@ async fn a_wrong_expectation_fails_its_test() {
     );
 }
 
+/// Write `source` to `file`, run `sauti scenario check` on it, require a failure and return what it printed.
+fn refused_by_check(file: &Path, source: &str) -> String {
+    std::fs::write(file, source).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args(["scenario", "check"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 #[test]
 fn check_reports_file_and_line() {
     let dir = temp_dir();
@@ -79,14 +91,7 @@ fn check_reports_file_and_line() {
         .unwrap()
         + 1;
     let file = dir.path().join("general.toml");
-    std::fs::write(&file, &broken).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
-        .args(["scenario", "check"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refused_by_check(&file, &broken);
     assert!(
         stderr.contains(&format!(
             "general.toml:{line}: intent \"broken\": no flow \"nowhere\""
@@ -95,24 +100,10 @@ fn check_reports_file_and_line() {
     );
 
     // A TOML syntax error names its line too.
-    std::fs::write(&file, "id = \"general\"\nname = \n").unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
-        .args(["scenario", "check"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("general.toml:2:"));
+    assert!(refused_by_check(&file, "id = \"general\"\nname = \n").contains("general.toml:2:"));
 
     // A control character in a comment (found by the scenario fuzz target: TOML's own message is empty there).
-    std::fs::write(&file, "id = \"general\"\n# maoni \u{1}\nname = \"x\"\n").unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
-        .args(["scenario", "check"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refused_by_check(&file, "id = \"general\"\n# maoni \u{1}\nname = \"x\"\n");
     assert!(
         stderr.contains("general.toml:2: unexpected character U+0001"),
         "{stderr}"
