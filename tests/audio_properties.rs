@@ -4,13 +4,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::extract::{FromRequest, Request};
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use proptest::prelude::*;
 use sauti::audio::{self, DecodeLimits};
-use sauti::http::problem::ApiError;
-use sauti::http::upload::{self, ApiMultipart};
+
+#[path = "common/upload_path.rs"]
+mod upload_path;
+
+use upload_path::read_upload;
 
 const SEEDS: &[&str] = &[
     "tone-pcm16-16000-1ch-1000ms.wav",
@@ -149,44 +150,15 @@ fn form(audio: &[u8], language: &str) -> Vec<u8> {
     body
 }
 
-/// The upload path of the STT and cloning endpoints up to decoded 16 kHz audio.
-async fn read_upload(body: Vec<u8>) -> Result<usize, ApiError> {
-    let request = Request::builder()
-        .method("POST")
-        .header(
-            header::CONTENT_TYPE,
-            format!("multipart/form-data; boundary={BOUNDARY}"),
-        )
-        .body(Body::from(body))
-        .expect("request");
-    let multipart = ApiMultipart::from_request(request, &()).await?;
-    let mut form = upload::read_form(multipart, AUDIO_LIMIT, &["language"]).await?;
-    let part = upload::require_audio(&mut form)?;
-    assert!(part.bytes.len() <= AUDIO_LIMIT);
-    let audio = audio::load_16k(&part.bytes, &limits())
-        .map_err(|e| ApiError::unprocessable(e.to_string()))?;
-    Ok(audio.samples.len())
-}
-
 fn assert_client_error_or_audio(body: Vec<u8>) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime");
-    if let Err(error) = runtime.block_on(read_upload(body)) {
-        assert!(
-            [
-                StatusCode::BAD_REQUEST,
-                StatusCode::PAYLOAD_TOO_LARGE,
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                StatusCode::UNPROCESSABLE_ENTITY,
-            ]
-            .contains(&error.status),
-            "{} {}",
-            error.status,
-            error.detail
-        );
-        assert!(!error.detail.is_empty());
-    }
+    upload_path::assert_audio_or_client_error(&runtime.block_on(read_upload(
+        body,
+        BOUNDARY,
+        AUDIO_LIMIT,
+    )));
 }
 
 proptest! {
@@ -210,7 +182,7 @@ proptest! {
         let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
         let bytes = seed(index);
         let expected = if bytes.len() > AUDIO_LIMIT { None } else { Some(audio::load_16k(&bytes, &limits()).expect("fixture").samples.len()) };
-        match (runtime.block_on(read_upload(form(&bytes, &language))), expected) {
+        match (runtime.block_on(read_upload(form(&bytes, &language), BOUNDARY, AUDIO_LIMIT)), expected) {
             (Ok(samples), Some(expected)) => prop_assert_eq!(samples, expected),
             (Err(error), None) => prop_assert_eq!(error.status, StatusCode::PAYLOAD_TOO_LARGE),
             (got, expected) => prop_assert!(false, "{:?} for a fixture of {} bytes (expected {:?})", got.map_err(|e| e.detail), bytes.len(), expected),
