@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A bounded load run over loopback with wrk (Debian's package), as CI runs it: the release server, a 5 s warm-up,
+# A bounded load run over loopback with wrk (Debian's package), as CI runs it: the release server, a 15 s warm-up (RSS settles in it),
 # then 30 s of voices, text-to-speech and jobs (tools/load.lua) from 4 connections. Prints the request count, the
 # error rate and p50/p99, and the server's RSS after the warm-up, 10 s into the run and at its end. Fails on any
 # error (non-2xx answer, connection or timeout error), on fewer than 10,000 requests, or on RSS growing by more than
@@ -30,7 +30,7 @@ PY
 )
 export SAUTI_LOAD_JOB SAUTI_LOAD_KEY="$key"
 
-wrk -t 2 -c 4 -d 5s -s tools/load.lua "$base" >/dev/null
+wrk -t 2 -c 4 -d 15s -s tools/load.lua "$base" >/dev/null
 before=$(rss_mb)
 (sleep 10 && rss_mb >"$server_data/rss-mid") &
 sampler=$!
@@ -42,7 +42,7 @@ mid=$(cat "$server_data/rss-mid")
 value() { sed -n "s/^$1 //p" <<<"$out"; }
 requests=$(value requests)
 errors=$(value errors)
-printf 'wrk, 2 threads, 4 connections, 30 s (after a 5 s warm-up), release build:\n'
+printf 'wrk, 2 threads, 4 connections, 30 s (after a 15 s warm-up), release build:\n'
 printf '  requests %s (%s/s), errors %s, p50 %s ms, p99 %s ms, server RSS %s MB -> %s MB (10 s) -> %s MB (30 s)\n' \
   "$requests" "$((requests / 30))" "$errors" "$(value p50_ms)" "$(value p99_ms)" "$before" "$mid" "$after"
 [ "$errors" -eq 0 ] || { echo "$out"; echo "the load run saw errors"; exit 1; }
