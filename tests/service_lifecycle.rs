@@ -172,6 +172,8 @@ fn invalid_configuration_stops_start_up_naming_the_key() {
             "limits.status_per_minute",
         ),
         ("SAUTI__SERVER__BIND", "not-an-address", "server.bind"),
+        ("SAUTI__SERVER__IO_THREADS", "many", "server.io_threads"),
+        ("SAUTI__SERVER__IO_THREADS", "100000", "server.io_threads"),
         ("SAUTI__TTS__DEFAULT_VOICE", "nobody", "tts.default_voice"),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_sauti"))

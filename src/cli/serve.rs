@@ -29,7 +29,11 @@ impl ConfigArgs {
 pub fn serve(args: ConfigArgs) -> anyhow::Result<()> {
     let settings = args.load()?;
     telemetry::init(&settings.log);
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let io_threads = settings.server.io_threads_for(cores);
+    tracing::info!(cores, io_threads, "starting the async runtime");
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(io_threads)
         .enable_all()
         .build()
         .context("cannot start the runtime")?;

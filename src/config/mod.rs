@@ -87,6 +87,19 @@ pub struct ServerSettings {
     pub body_timeout_seconds: u64,
     /// A connection that has not sent a request's complete headers within this many seconds is closed.
     pub header_timeout_seconds: u64,
+    /// Threads of the async runtime (connections, HTTP, actors); 0 = one per four cores, at least one.
+    /// Synthesis and recognition run on their own threads, so a few carry the rest.
+    pub io_threads: usize,
+}
+
+impl ServerSettings {
+    /// Async runtime threads for `cores` cores: the configured count, or one per four cores (at least one).
+    pub fn io_threads_for(&self, cores: usize) -> usize {
+        match self.io_threads {
+            0 => (cores / 4).max(1),
+            threads => threads,
+        }
+    }
 }
 
 impl Default for ServerSettings {
@@ -96,6 +109,7 @@ impl Default for ServerSettings {
             public_base_url: "http://127.0.0.1:8080".into(),
             body_timeout_seconds: 30,
             header_timeout_seconds: 30,
+            io_threads: 0,
         }
     }
 }
@@ -334,6 +348,9 @@ impl Settings {
         if self.server.header_timeout_seconds == 0 {
             return invalid("server.header_timeout_seconds", "must be at least 1");
         }
+        if self.server.io_threads > 256 {
+            return invalid("server.io_threads", "must be 0 (one per four cores) to 256");
+        }
         if self.jobs.workers == 0 {
             return invalid("jobs.workers", "must be at least 1");
         }
@@ -365,5 +382,22 @@ impl Settings {
             return invalid("auth.api_keys", "must each be at least 8 characters");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_threads_are_one_per_four_cores_unless_configured() {
+        let mut server = ServerSettings::default();
+        let automatic: Vec<usize> = [1, 2, 4, 7, 8, 16, 64]
+            .iter()
+            .map(|&cores| server.io_threads_for(cores))
+            .collect();
+        assert_eq!(automatic, [1, 1, 1, 1, 2, 4, 16]);
+        server.io_threads = 3;
+        assert_eq!(server.io_threads_for(2), 3);
     }
 }
