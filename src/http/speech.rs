@@ -108,13 +108,17 @@ pub async fn text_to_speech(
     if chars > TTS_SYNC_MAX_CHARS {
         return queue_job(&state, caller, request.text, voice_id, settings).await;
     }
-    // The worker answers once the samples exist and then streams the encoded body from the core that made them.
+    // The worker streams the encoded body from the core that made the samples, and answers once the first
+    // chunk is queued, so this task is woken once for the reply and the first bytes to send.
     let (chunks, received) = tokio::sync::mpsc::unbounded_channel();
     let voice = voice_id.clone();
-    let deliver = move |samples: Vec<f32>| {
+    let deliver = move |samples: Vec<f32>, begun: &mut dyn FnMut()| {
         // Unbounded: the worker never waits on a slow client, and holds at most this one body.
-        SynthesisBody::new(samples.len(), chars, &voice)
-            .encode(&samples, |chunk| chunks.send(chunk).is_ok());
+        SynthesisBody::new(samples.len(), chars, &voice).encode(&samples, |chunk| {
+            let open = chunks.send(chunk).is_ok();
+            begun();
+            open
+        });
     };
     let samples = state
         .graph
