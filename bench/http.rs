@@ -22,7 +22,7 @@ const KEY: &str = "bench-key-0123456789";
 /// Alternating HTTP/direct pairs for the latency overhead.
 const PAIRS: usize = 300;
 /// Alternating HTTP/direct windows for the throughput overhead, and their length.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 6;
 const WINDOW: Duration = Duration::from_secs(4);
 /// The server's synthesis workers (`tts.workers`, the default of 2), matched by the direct side's threads.
 const WORKERS: usize = 2;
@@ -140,12 +140,19 @@ fn main() {
     let window = format!("{}s", WINDOW.as_secs());
     let (mut http_requests, mut direct_calls) = (0.0, 0.0);
     // CPU seconds of the server process and of this process's direct-call threads, per request.
-    let (mut server_cpu, mut direct_cpu) = (0.0, 0.0);
+    let (mut server_cpu, mut direct_cpu, mut wrk_cpu) = (0.0, 0.0, 0.0);
+    // The server's CPU split: its synthesis worker threads, and every other thread (connections, HTTP, actors).
+    let (mut workers_cpu, mut io_cpu) = (0.0, 0.0);
     let mut tts_loaded = Vec::new();
     for _ in 0..ROUNDS {
-        let before = cpu_seconds(server.id());
+        let (before, wrk_before) = (cpu_seconds(server.id()), children_cpu_seconds());
+        let threads_before = thread_cpu_seconds(server.id());
         let loaded = tts_wrk(&(2 * WORKERS).to_string(), &window);
         server_cpu += cpu_seconds(server.id()) - before;
+        let threads_after = thread_cpu_seconds(server.id());
+        workers_cpu += threads_after.0 - threads_before.0;
+        io_cpu += threads_after.1 - threads_before.1;
+        wrk_cpu += children_cpu_seconds() - wrk_before;
         http_requests += loaded.requests_per_second * WINDOW.as_secs_f64();
         tts_loaded.push(loaded);
         let before = cpu_seconds(std::process::id());
@@ -197,10 +204,19 @@ fn main() {
         "wrk, 1 connection, 10 s",
         &tts_serial,
     );
-    for (i, loaded) in tts_loaded.iter().enumerate() {
-        let load = format!("wrk, {} connections, window {}", 2 * WORKERS, i + 1);
-        row("POST /v1/text-to-speech/zuri", &load, loaded);
-    }
+    // The loaded windows as one row: mean rate, median of the medians, worst p99.
+    let mut medians: Vec<f64> = tts_loaded.iter().map(|r| r.median_ms).collect();
+    medians.sort_by(f64::total_cmp);
+    let loaded = WrkResult {
+        requests_per_second: http_rps,
+        median_ms: medians[medians.len() / 2],
+        p99_ms: tts_loaded.iter().map(|r| r.p99_ms).fold(0.0, f64::max),
+    };
+    let load = format!(
+        "wrk, {} connections, {ROUNDS} windows of {window}",
+        2 * WORKERS
+    );
+    row("POST /v1/text-to-speech/zuri", &load, &loaded);
     println!(
         "| same work called directly (synthesise + WAV + base64) | {WORKERS} threads, {ROUNDS} windows | {direct_rps:.0} | | |"
     );
@@ -216,6 +232,20 @@ fn main() {
     println!(
         "Throughput overhead ({ROUNDS} alternating {window} windows): {http_rps:.1} vs {direct_rps:.1} per second = {:+.1}%",
         (direct_rps / http_rps - 1.0) * 100.0
+    );
+    let (workers_ms, io_ms) = (
+        workers_cpu / http_requests * 1e3,
+        io_cpu / http_requests * 1e3,
+    );
+    println!(
+        "  server threads: synthesis workers {workers_ms:.2} ms ({:+.1}% vs direct), connections/HTTP/actors {io_ms:.2} ms ({:.1}% of a direct call)",
+        (workers_ms / direct_ms - 1.0) * 100.0,
+        io_ms / direct_ms * 100.0
+    );
+    let wrk_ms = wrk_cpu / http_requests * 1e3;
+    println!(
+        "  of which the load generator's own CPU (wrk reading the responses on the same cores): {wrk_ms:.2} ms per request = {:.1}% of a direct call",
+        wrk_ms / direct_ms * 100.0
     );
     println!(
         "Latency overhead ({PAIRS} alternating single requests/direct calls, medians): {http_median:.2} ms vs {direct_median:.2} ms = {:+.1}%",
@@ -317,12 +347,45 @@ impl RawClient {
 
 /// User + system CPU seconds a process has used so far (Linux `/proc/PID/stat`, clock ticks of 10 ms).
 fn cpu_seconds(pid: u32) -> f64 {
+    stat_seconds(pid, 11)
+}
+
+/// User + system CPU seconds of this process's children that have been waited for (the wrk runs).
+fn children_cpu_seconds() -> f64 {
+    stat_seconds(std::process::id(), 13)
+}
+
+/// CPU seconds of a process's synthesis worker threads (`sauti-synth-*`) and of its other threads.
+fn thread_cpu_seconds(pid: u32) -> (f64, f64) {
+    let (mut workers, mut others) = (0.0, 0.0);
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten();
+    for task in tasks.flatten() {
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        let seconds = stat_fields_seconds(&stat, 11);
+        if stat.contains("(sauti-synth-") {
+            workers += seconds;
+        } else {
+            others += seconds;
+        }
+    }
+    (workers, others)
+}
+
+/// The sum of two adjacent clock-tick fields of `/proc/PID/stat`, counted after the command name (utime and
+/// stime are the 12th and 13th there, cutime and cstime the 14th and 15th).
+fn stat_seconds(pid: u32, first: usize) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th of the line.
+    stat_fields_seconds(&stat, first)
+}
+
+/// [`stat_seconds`] of the text of a `stat` file.
+fn stat_fields_seconds(stat: &str, first: usize) -> f64 {
     let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
     let fields: Vec<f64> = after
         .split_whitespace()
         .map(|f| f.parse().unwrap_or(0.0))
         .collect();
-    (fields.get(11).unwrap_or(&0.0) + fields.get(12).unwrap_or(&0.0)) / 100.0
+    (fields.get(first).unwrap_or(&0.0) + fields.get(first + 1).unwrap_or(&0.0)) / 100.0
 }

@@ -23,6 +23,9 @@ struct Shared {
     synthesizer: Arc<dyn Synthesizer>,
     settings: VoiceSettings,
     pieces: Vec<String>,
+    /// Indices of `pieces`, longest first: the last piece claimed is a short one, so the workers finish close
+    /// together (a long last sentence claimed in text order would leave one worker finishing it alone).
+    order: Vec<usize>,
     next: AtomicUsize,
     results: Mutex<Vec<Piece>>,
     filled: Condvar,
@@ -32,10 +35,11 @@ impl Shared {
     /// Claim and synthesise pieces until none is left unclaimed.
     fn work(&self) {
         loop {
-            let index = self.next.fetch_add(1, Ordering::AcqRel);
-            let Some(piece) = self.pieces.get(index) else {
+            let claimed = self.next.fetch_add(1, Ordering::AcqRel);
+            let Some(&index) = self.order.get(claimed) else {
                 return;
             };
+            let piece = &self.pieces[index];
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 self.synthesizer
                     .synthesize_piece(piece, index, &self.settings)
@@ -71,10 +75,13 @@ pub fn synthesize(
         .map_err(Failure::Invalid);
     }
     let count = pieces.len();
+    let mut order: Vec<usize> = (0..count).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(pieces[i].len()));
     let shared = Arc::new(Shared {
         synthesizer: Arc::clone(synthesizer),
         settings: *settings,
         pieces,
+        order,
         next: AtomicUsize::new(0),
         results: Mutex::new(vec![None; count]),
         filled: Condvar::new(),
