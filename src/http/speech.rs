@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::Caller;
 use super::extract::{ApiJson, ApiPath};
 use super::problem::ApiError;
-use super::synthesis_body::{channel_body, SynthesisBody};
+use super::synthesis_body::SynthesisBody;
 use super::AppState;
 use crate::actors::jobs::NewJob;
 use crate::storage::{JobRecord, JobStatus};
@@ -108,30 +108,20 @@ pub async fn text_to_speech(
     if chars > TTS_SYNC_MAX_CHARS {
         return queue_job(&state, caller, request.text, voice_id, settings).await;
     }
-    // The worker streams the encoded body from the core that made the samples, and answers once the first
-    // chunk is queued, so this task is woken once for the reply and the first bytes to send.
-    let (chunks, received) = tokio::sync::mpsc::unbounded_channel();
-    let voice = voice_id.clone();
-    let deliver = move |samples: Vec<f32>, begun: &mut dyn FnMut()| {
-        // Unbounded: the worker never waits on a slow client, and holds at most this one body.
-        SynthesisBody::new(samples.len(), chars, &voice).encode(&samples, |chunk| {
-            let open = chunks.send(chunk).is_ok();
-            begun();
-            open
-        });
-    };
     let samples = state
         .graph
         .tts
-        .synthesize_then(&voice_id, &request.text, settings, deliver)
+        .synthesize(&voice_id, &request.text, settings)
         .await?;
-    let length = SynthesisBody::new(samples, chars, &voice_id).len();
+    // Encoded chunk by chunk as the connection sends it (synthesis_body).
+    let body = SynthesisBody::new(samples.len(), chars, &voice_id);
+    let length = body.len();
     Ok((
         [
             (header::CONTENT_TYPE, "application/json".to_string()),
             (header::CONTENT_LENGTH, length.to_string()),
         ],
-        channel_body(received),
+        body.into_body(samples),
     )
         .into_response())
 }

@@ -1,9 +1,10 @@
-//! The spec §2.4 body of `POST /v1/text-to-speech`, streamed as it is encoded.
+//! The spec §2.4 body of `POST /v1/text-to-speech`, encoded as the connection sends it.
 //!
-//! Most of the body is the base64 text of the WAV. The synthesis worker converts the samples to 16-bit PCM and
-//! base64 a chunk at a time and hands each chunk to the connection as soon as it is ready, so the encoding of
-//! one chunk overlaps the sending of the one before. The length is known from the sample count before the first
-//! byte, so the response still carries an exact `Content-Length`.
+//! Most of the body is the base64 text of the WAV. The synthesis worker hands over the samples once; the
+//! connection then converts them to 16-bit PCM and base64 one chunk at a time as it asks for the next bytes to
+//! send, so each chunk is written to the socket from the cache of the core that encoded it, and the connection
+//! is woken once per response rather than once per chunk. The length is known from the sample count before
+//! the first byte, so the response still carries an exact `Content-Length`.
 
 use axum::body::{Body, Bytes};
 use base64::Engine as _;
@@ -12,8 +13,7 @@ use serde::Serialize;
 use crate::audio;
 
 /// WAV bytes per chunk: a multiple of 3 (base64 groups) and of 2 (samples), so chunks join without padding.
-/// 192 KiB wakes the connection three times for a 200-character answer and keeps a chunk within a core's L2
-/// cache; smaller chunks cost more wake-ups, larger ones more cache misses (bench/README.md).
+/// A chunk's 256 KiB of text stays in the core's L2 cache between being encoded and being copied to the socket.
 const CHUNK: usize = 3 * 65536;
 const PREFIX: &str = "{\"audio_base64\":\"";
 
@@ -77,45 +77,78 @@ impl SynthesisBody {
         PREFIX.len() + wav.div_ceil(3) * 4 + self.tail.len()
     }
 
-    /// Encode `samples` (as many as given to [`SynthesisBody::new`]) chunk by chunk into `sink`; stops early
-    /// when `sink` returns `false` (the client went away).
-    pub fn encode(self, samples: &[f32], mut sink: impl FnMut(Bytes) -> bool) {
+    /// The body's bytes for `samples` (as many as given to [`SynthesisBody::new`]), encoded a chunk at a
+    /// time as they are taken.
+    pub fn chunks<S: AsRef<[f32]>>(self, samples: S) -> impl Iterator<Item = Bytes> {
+        Chunks::new(self, samples)
+    }
+
+    /// The response body: a stream that encodes each chunk when the connection asks for it.
+    pub fn into_body(self, samples: Vec<f32>) -> Body {
+        let chunks = self.chunks(samples).map(Ok::<_, std::convert::Infallible>);
+        Body::from_stream(futures_util::stream::iter(chunks))
+    }
+}
+
+/// The chunks of a body, encoded one at a time.
+struct Chunks<S> {
+    body: SynthesisBody,
+    samples: S,
+    /// Samples encoded so far.
+    done: usize,
+    /// WAV bytes not yet base64-encoded (at most 2: the rest of a 3-byte group).
+    wav: Vec<u8>,
+    started: bool,
+    ended: bool,
+}
+
+impl<S: AsRef<[f32]>> Chunks<S> {
+    fn new(body: SynthesisBody, samples: S) -> Self {
         let mut wav = Vec::with_capacity(CHUNK + 2);
-        wav.extend_from_slice(&audio::wav_header_16k(self.samples));
-        let mut rest = samples;
-        let mut first = true;
-        loop {
-            let room = CHUNK.saturating_sub(wav.len()) / 2;
-            let (now, later) = rest.split_at(room.min(rest.len()));
-            audio::extend_pcm16(&mut wav, now);
-            rest = later;
-            let last = rest.is_empty();
-            let whole = if last { wav.len() } else { wav.len() / 3 * 3 };
-            let mut text =
-                String::with_capacity(whole.div_ceil(3) * 4 + PREFIX.len() + self.tail.len());
-            if first {
-                text.push_str(PREFIX);
-                first = false;
-            }
-            base64::engine::general_purpose::STANDARD.encode_string(&wav[..whole], &mut text);
-            wav.drain(..whole);
-            if last {
-                text.push_str(&self.tail);
-            }
-            if !sink(Bytes::from(text)) || last {
-                return;
-            }
+        wav.extend_from_slice(&audio::wav_header_16k(body.samples));
+        Self {
+            body,
+            samples,
+            done: 0,
+            wav,
+            started: false,
+            ended: false,
         }
     }
 }
 
-/// A response body fed by a channel of chunks.
-pub fn channel_body(chunks: tokio::sync::mpsc::UnboundedReceiver<Bytes>) -> Body {
-    let stream = futures_util::stream::unfold(chunks, |mut chunks| async move {
-        let chunk = chunks.recv().await?;
-        Some((Ok::<_, std::convert::Infallible>(chunk), chunks))
-    });
-    Body::from_stream(stream)
+impl<S: AsRef<[f32]>> Iterator for Chunks<S> {
+    type Item = Bytes;
+
+    fn next(&mut self) -> Option<Bytes> {
+        if self.ended {
+            return None;
+        }
+        let rest = &self.samples.as_ref()[self.done..];
+        let room = CHUNK.saturating_sub(self.wav.len()) / 2;
+        let now = &rest[..room.min(rest.len())];
+        audio::extend_pcm16(&mut self.wav, now);
+        self.done += now.len();
+        let last = now.len() == rest.len();
+        let whole = if last {
+            self.wav.len()
+        } else {
+            self.wav.len() / 3 * 3
+        };
+        let tail = &self.body.tail;
+        let mut text = String::with_capacity(whole.div_ceil(3) * 4 + PREFIX.len() + tail.len());
+        if !self.started {
+            text.push_str(PREFIX);
+            self.started = true;
+        }
+        base64::engine::general_purpose::STANDARD.encode_string(&self.wav[..whole], &mut text);
+        self.wav.drain(..whole);
+        if last {
+            text.push_str(tail);
+            self.ended = true;
+        }
+        Some(Bytes::from(text))
+    }
 }
 
 #[cfg(test)]
@@ -125,11 +158,10 @@ mod tests {
     fn whole(samples: &[f32], chars: usize, voice: &str) -> (usize, Vec<u8>) {
         let body = SynthesisBody::new(samples.len(), chars, voice);
         let len = body.len();
-        let mut out = Vec::new();
-        body.encode(samples, |chunk| {
-            out.extend_from_slice(&chunk);
-            true
-        });
+        let out = body
+            .chunks(samples)
+            .flat_map(|chunk| chunk.to_vec())
+            .collect();
         (len, out)
     }
 
@@ -153,14 +185,17 @@ mod tests {
     }
 
     #[test]
-    fn a_refusing_sink_stops_the_encoding() {
-        let samples = vec![0.1; 100_000];
+    fn chunks_are_encoded_as_they_are_taken() {
+        let samples = vec![0.1; 3 * CHUNK];
         let body = SynthesisBody::new(samples.len(), 1, "zuri");
-        let mut calls = 0;
-        body.encode(&samples, |_| {
-            calls += 1;
-            false
-        });
-        assert_eq!(calls, 1);
+        let mut chunks = body.chunks(&samples[..]);
+        let first = chunks.next().expect("a first chunk");
+        assert!(first.starts_with(PREFIX.as_bytes()));
+        assert_eq!(first.len(), PREFIX.len() + CHUNK / 3 * 4);
+        assert_eq!(
+            chunks.count(),
+            6,
+            "the rest of 6 × CHUNK bytes of PCM and the tail"
+        );
     }
 }

@@ -132,15 +132,10 @@ async fn speak(
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let outcome = state
             .tts
-            .synthesize_then(
-                voice_id,
-                text,
-                VoiceSettings::default(),
-                move |samples, _| {
-                    let wav = audio::encode_wav_16k(&samples);
-                    let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));
-                },
-            )
+            .synthesize_then(voice_id, text, VoiceSettings::default(), move |samples| {
+                let wav = audio::encode_wav_16k(&samples);
+                let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));
+            })
             .await;
         match outcome {
             Ok(samples) => {

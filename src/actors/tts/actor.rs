@@ -165,27 +165,15 @@ impl Job {
             "synthesised"
         );
         match (outcome, self.then) {
-            // Delivery runs here, where the samples are still in the cache of the core that made them; the
-            // caller hears of success when delivery has begun.
+            // The caller hears of success at once; delivery runs here, where the samples are still in the
+            // cache of the core that made them.
             (Ok(samples), Some(then)) => {
-                let count = samples.len();
-                let mut reply = Some(self.reply);
-                let delivered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    then(samples, &mut || {
-                        if let Some(reply) = reply.take() {
-                            let _ = reply.send(Ok(Synthesised::Delivering { samples: count }));
-                        }
-                    });
+                let _ = self.reply.send(Ok(Synthesised::Delivering {
+                    samples: samples.len(),
                 }));
-                let outcome = match delivered {
-                    Ok(()) => Ok(Synthesised::Delivering { samples: count }),
-                    Err(_) => {
-                        tracing::error!(voice_id = self.voice_id, "synthesis delivery panicked");
-                        Err(SynthesisError::Engine("delivering the audio failed".into()))
-                    }
-                };
-                if let Some(reply) = reply.take() {
-                    let _ = reply.send(outcome);
+                if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| then(samples))).is_err()
+                {
+                    tracing::error!(voice_id = self.voice_id, "synthesis delivery panicked");
                 }
             }
             (Ok(samples), None) => {

@@ -39,10 +39,8 @@ pub enum SynthesisError {
     Actor(#[from] ActorError),
 }
 
-/// Work a caller hands the synthesis worker to do with the samples (stream them out, say). Its second argument
-/// sends the caller the reply: call it once there is something to consume (the first chunk queued), so the
-/// caller is woken once for both; the worker sends the reply itself when `then` returns without calling it.
-pub type Then = Box<dyn FnOnce(Vec<f32>, &mut dyn FnMut()) + Send>;
+/// Work a caller hands the synthesis worker to do with the samples after the reply (stream them out, say).
+pub type Then = Box<dyn FnOnce(Vec<f32>) + Send>;
 
 /// What a synthesis worker hands back.
 #[derive(Debug)]
@@ -81,14 +79,14 @@ impl TtsHandle {
         }
     }
 
-    /// Synthesise, then run `then` with the samples on the synthesis worker (which keeps its permit until `then`
-    /// returns); answers with the sample count when `then` calls its second argument, or returns.
+    /// Synthesise, answer with the sample count as soon as synthesis succeeds, then run `then` with the samples
+    /// on the synthesis worker (which keeps its permit until `then` returns).
     pub async fn synthesize_then(
         &self,
         voice_id: &str,
         text: &str,
         settings: VoiceSettings,
-        then: impl FnOnce(Vec<f32>, &mut dyn FnMut()) + Send + 'static,
+        then: impl FnOnce(Vec<f32>) + Send + 'static,
     ) -> Result<usize, SynthesisError> {
         match self
             .call(voice_id, text, settings, Some(Box::new(then)))
