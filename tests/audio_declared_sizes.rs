@@ -49,3 +49,72 @@ fn a_webm_whose_laced_frames_overrun_their_block_is_refused() {
         "{error}"
     );
 }
+
+/// `flac` with a picture block inserted after STREAMINFO whose media type declares `media_type_len` bytes.
+fn with_picture(flac: &[u8], media_type_len: u32) -> Vec<u8> {
+    let mut block = 3u32.to_be_bytes().to_vec();
+    block.extend_from_slice(&media_type_len.to_be_bytes());
+    block.extend_from_slice(b"image/png");
+    block.extend_from_slice(&[0; 4 + 16 + 4]); // no description, four numbers, no data
+    let mut file = flac[..4 + 4 + 34].to_vec();
+    file[4] &= 0x7F; // STREAMINFO is no longer the last block
+    file.push(6 | (flac[4] & 0x80));
+    file.extend_from_slice(&(block.len() as u32).to_be_bytes()[1..]);
+    file.extend_from_slice(&block);
+    file.extend_from_slice(&flac[4 + 4 + 34..]);
+    file
+}
+
+#[test]
+fn flac_metadata_must_hold_what_it_declares() {
+    let flac = fixture("tone-flac-16000-1ch-1000ms.flac");
+    let decoded =
+        audio::load_16k(&with_picture(&flac, 9), &limits()).expect("a well-formed picture");
+    assert!((decoded.duration_seconds() - 1.0).abs() < 0.01);
+
+    // A picture whose media type claims 2.2 GB inside a block that fits the file.
+    let error = audio::decode(&with_picture(&flac, 0x8686_8686), &limits()).unwrap_err();
+    assert!(
+        matches!(error, AudioError::Corrupt { format: "flac", .. }),
+        "{error}"
+    );
+
+    // Found by the audio_decode fuzz target: 44 bytes whose picture block runs 8.8 MB past the end.
+    let found: &[u8] = b"fLaC\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x86\x01\x01\x01\x01\x01\x01\x01.snd1I\x02C";
+    assert_eq!(found.len(), 44);
+    let error = audio::decode(found, &limits()).unwrap_err();
+    assert!(
+        matches!(error, AudioError::Truncated { format: "flac", .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn ogg_comment_headers_must_hold_the_comments_they_declare() {
+    for (name, magic) in [
+        ("tone-opus-16000-1ch-1000ms.ogg", &b"OpusTags"[..]),
+        ("tone-vorbis-16000-1ch-1000ms.ogg", &b"\x03vorbis"[..]),
+    ] {
+        let file = fixture(name);
+        assert!(audio::decode(&file, &limits()).is_ok(), "{name}");
+        // The comment count, after the vendor string: claim a billion comments in a packet of a few bytes
+        // (the demuxer allocates each comment's declared length before reading it).
+        let tags = file
+            .windows(magic.len())
+            .position(|w| w == magic)
+            .expect("comment header")
+            + magic.len();
+        let vendor = u32::from_le_bytes(file[tags..tags + 4].try_into().unwrap()) as usize;
+        let mut bomb = file.clone();
+        bomb[tags + 4 + vendor..tags + 8 + vendor].copy_from_slice(&(1u32 << 30).to_le_bytes());
+        let error = audio::decode(&bomb, &limits()).unwrap_err();
+        assert!(
+            matches!(error, AudioError::Corrupt { format: "ogg", .. }),
+            "{name}: {error}"
+        );
+        assert!(
+            error.to_string().contains("comment header"),
+            "{name}: {error}"
+        );
+    }
+}

@@ -19,7 +19,7 @@ use symphonia::core::sample::Sample;
 
 use super::opus::{OpusHead, OpusStream, OPUS_RATE};
 use super::sniff::{sniff, wav_declared_seconds, Container};
-use super::structure;
+use super::{structure, tags};
 use super::{AudioError, DecodeLimits};
 
 /// What an upload turned out to be.
@@ -57,7 +57,7 @@ const MAX_CONSECUTIVE_BAD_PACKETS: usize = 16;
 ///
 /// Never panics: a decoder panic on hostile input is caught and reported as [`AudioError::Corrupt`].
 pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<DecodedAudio, AudioError> {
-    let bytes = structure::skip_id3v2(bytes)?;
+    let bytes = tags::skip_id3v2(bytes)?;
     let container = sniff(bytes)?;
     structure::check_complete(container, bytes)?;
     catch_unwind(AssertUnwindSafe(|| {

@@ -18,6 +18,7 @@ pub mod psola;
 pub mod resample;
 pub mod sniff;
 mod structure;
+mod tags;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! Structural checks for the streaming containers (Ogg, Matroska/WebM), whose headers declare no length:
 //! a cut-off upload is recognised by its last page or element running past the end of the bytes. Also the
-//! ID3v2 tags in front of MP3 (and some FLAC) files, which sauti skips rather than reads.
+//! declared sizes of WAV chunks and FLAC metadata (`tags`), which demuxers allocate before reading.
 
 use super::sniff::Container;
 use super::AudioError;
@@ -20,6 +20,12 @@ pub(crate) fn check_complete(container: Container, bytes: &[u8]) -> Result<(), A
                 format,
                 reason: format!("no Ogg page starts at byte {offset}"),
             },
+            OggCut::Comments(offset) => AudioError::Corrupt {
+                format,
+                reason: format!(
+                    "the comment header ending on the page at byte {offset} declares more than it holds"
+                ),
+            },
         }),
         Container::WebM | Container::Matroska => check_matroska(bytes).map_err(|offset| {
             truncated(format!(
@@ -31,7 +37,8 @@ pub(crate) fn check_complete(container: Container, bytes: &[u8]) -> Result<(), A
                 "the chunk at byte {offset} declares more bytes than the file has"
             ))
         }),
-        Container::Mp3 | Container::Flac => Ok(()),
+        Container::Flac => super::tags::check_flac(bytes),
+        Container::Mp3 => Ok(()),
     }
 }
 
@@ -54,62 +61,12 @@ fn check_wav(bytes: &[u8]) -> Result<(), usize> {
     Ok(())
 }
 
-/// The bytes after any ID3v2 tags at the start. Tags carry only metadata, which sauti does not use; skipping
-/// them here means no decoder ever trusts the sizes their frames declare (a 51-byte upload whose frame claims
-/// 2.4 GB made the demuxer allocate that much before finding the bytes missing).
-pub(crate) fn skip_id3v2(mut bytes: &[u8]) -> Result<&[u8], AudioError> {
-    const HEADER: usize = 10;
-    const FOOTER_PRESENT: u8 = 0x10;
-    let mut tagged = false;
-    while let Some(header) = bytes.get(..HEADER).filter(|h| h.starts_with(b"ID3")) {
-        let corrupt = |reason: String| AudioError::Corrupt {
-            format: "mp3",
-            reason,
-        };
-        let version = header[3];
-        if !(2..=4).contains(&version) {
-            return Err(corrupt(format!("unknown ID3 tag version 2.{version}")));
-        }
-        if header[6..10].iter().any(|&b| b & 0x80 != 0) {
-            return Err(corrupt("the ID3 tag's size is malformed".into()));
-        }
-        let size = header[6..10]
-            .iter()
-            .fold(0usize, |size, &b| (size << 7) | usize::from(b));
-        let footer = if version == 4 && header[5] & FOOTER_PRESENT != 0 {
-            HEADER
-        } else {
-            0
-        };
-        let end = HEADER + size + footer;
-        if end > bytes.len() {
-            return Err(AudioError::Truncated {
-                format: "mp3",
-                detail: format!(
-                    "the ID3 tag declares {end} bytes but the file has {}",
-                    bytes.len()
-                ),
-            });
-        }
-        bytes = &bytes[end..];
-        tagged = true;
-        // Some taggers pad after the tag rather than inside it.
-        let padding = bytes.iter().take_while(|&&b| b == 0).count();
-        bytes = &bytes[padding..];
-    }
-    if tagged && bytes.is_empty() {
-        return Err(AudioError::Corrupt {
-            format: "mp3",
-            reason: "the file holds an ID3 tag and no audio".into(),
-        });
-    }
-    Ok(bytes)
-}
-
 enum OggCut {
     At(usize),
     NoEnd,
     Garbage(usize),
+    /// A comment header whose lengths run past its packet, ending on the page at this offset.
+    Comments(usize),
 }
 
 /// Walk the Ogg pages: each must be whole, and some logical stream must end with an end-of-stream page.
@@ -136,11 +93,10 @@ fn check_ogg(bytes: &[u8]) -> Result<(), OggCut> {
         ended |= header[5] & END_OF_STREAM != 0;
         pos = end;
     }
-    if ended {
-        Ok(())
-    } else {
-        Err(OggCut::NoEnd)
+    if !ended {
+        return Err(OggCut::NoEnd);
     }
+    super::tags::check_ogg_comments(bytes).map_err(OggCut::Comments)
 }
 
 /// Matroska master elements the demuxer reads children of (the rest it reads whole or skips).
@@ -292,43 +248,6 @@ fn read_size(bytes: &[u8]) -> Option<(Option<u64>, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::skip_id3v2;
-
-    fn id3(version: u8, flags: u8, size: [u8; 4]) -> Vec<u8> {
-        let mut tag = b"ID3".to_vec();
-        tag.extend_from_slice(&[version, 0, flags]);
-        tag.extend_from_slice(&size);
-        tag
-    }
-
-    #[test]
-    fn id3_tags_are_skipped_whole() {
-        let mut file = id3(3, 0, [0, 0, 1, 0]); // 128 bytes of frames
-        file.extend_from_slice(&[0; 128]);
-        file.extend_from_slice(&id3(4, 0x10, [0, 0, 0, 2])); // stacked, with a footer
-        file.extend_from_slice(&[0; 12]);
-        file.extend_from_slice(&[0xFF, 0xFB, 0x90, 0x44]);
-        assert_eq!(skip_id3v2(&file).unwrap(), &[0xFF, 0xFB, 0x90, 0x44]);
-        assert_eq!(skip_id3v2(b"fLaC").unwrap(), b"fLaC");
-    }
-
-    #[test]
-    fn id3_tags_that_overrun_the_file_are_refused() {
-        // A tag declaring 64 KiB in a 51-byte file (the fuzzer's out-of-memory input had this shape).
-        let mut file = id3(3, 0, [0, 4, 0, 0]);
-        file.extend_from_slice(b"TSSE\x92\x9c\x08\x0c");
-        assert!(skip_id3v2(&file)
-            .unwrap_err()
-            .to_string()
-            .contains("declares 65546 bytes"));
-        assert!(skip_id3v2(&id3(3, 0, [0, 0x80, 0, 0])).is_err());
-        assert!(skip_id3v2(&id3(9, 0, [0, 0, 0, 0])).is_err());
-        assert!(skip_id3v2(&id3(3, 0, [0, 0, 0, 0]))
-            .unwrap_err()
-            .to_string()
-            .contains("no audio"));
-    }
-
     use super::*;
 
     #[test]
