@@ -107,11 +107,30 @@ fn unsupported_kind(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Ogg is a wrapper: reject the codecs inside it that we cannot decode before starting the decoder.
+/// Ogg is a wrapper: reject the codecs inside it that we cannot decode before starting the decoder. Every
+/// logical stream is checked (the demuxer reads the headers of all of them): their first pages come first.
 fn ogg_codec_check(bytes: &[u8]) -> Result<(), AudioError> {
-    // The first page of a logical stream holds the codec's identification header right after the segment table.
-    let segments = usize::from(*bytes.get(26).unwrap_or(&0));
-    let payload = bytes.get(27 + segments..).unwrap_or(&[]);
+    const BEGINNING_OF_STREAM: u8 = 0x02;
+    let mut pos = 0;
+    loop {
+        // The first page of a logical stream holds the codec's identification header after the segment table.
+        let page = bytes.get(pos..).unwrap_or(&[]);
+        let segments = usize::from(*page.get(26).unwrap_or(&0));
+        let payload = page.get(27 + segments..).unwrap_or(&[]);
+        ogg_stream_codec(payload)?;
+        let body: usize = page
+            .get(27..27 + segments)
+            .map_or(0, |table| table.iter().map(|&s| usize::from(s)).sum());
+        pos += 27 + segments + body;
+        let next = bytes.get(pos..pos + 6).unwrap_or(&[]);
+        if !(next.starts_with(b"OggS") && next[5] & BEGINNING_OF_STREAM != 0) {
+            return Ok(());
+        }
+    }
+}
+
+/// Whether sauti decodes the codec whose identification header starts `payload`.
+fn ogg_stream_codec(payload: &[u8]) -> Result<(), AudioError> {
     let starts = |magic: &[u8]| payload.starts_with(magic);
     if starts(b"OpusHead") || starts(b"\x01vorbis") || payload.is_empty() {
         Ok(())
@@ -194,6 +213,34 @@ pub(crate) fn wav_declared_seconds(bytes: &[u8]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An Ogg page of one segment: `flags` (0x02 begins a stream), `serial`, `payload` (< 255 bytes).
+    fn ogg_page(flags: u8, serial: u32, payload: &[u8]) -> Vec<u8> {
+        let mut page = b"OggS\0".to_vec();
+        page.push(flags);
+        page.extend_from_slice(&[0; 8]); // granule position
+        page.extend_from_slice(&serial.to_le_bytes());
+        page.extend_from_slice(&[0; 8]); // sequence number, checksum
+        page.push(1);
+        page.push(payload.len() as u8);
+        page.extend_from_slice(payload);
+        page
+    }
+
+    #[test]
+    fn every_logical_ogg_stream_must_be_a_codec_sauti_decodes() {
+        let opus = ogg_page(0x02, 1, b"OpusHead\x01\x01\x38\x01\x80\xbb\0\0\0\0\0");
+        let tags = ogg_page(0, 1, b"OpusTags\0\0\0\0\0\0\0\0");
+        assert_eq!(
+            sniff(&[opus.clone(), tags.clone()].concat()),
+            Ok(Container::Ogg)
+        );
+        let flac = ogg_page(0x02, 2, b"\x7FFLAC\x01\0\0\x01fLaC");
+        let error = sniff(&[opus.clone(), flac, tags.clone()].concat()).unwrap_err();
+        assert!(error.to_string().contains("Ogg FLAC"), "{error}");
+        let speex = ogg_page(0x02, 3, b"Speex   1.2");
+        assert!(sniff(&[opus, speex, tags].concat()).is_err());
+    }
 
     #[test]
     fn magic_numbers_decide_the_container() {
