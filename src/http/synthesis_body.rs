@@ -79,25 +79,14 @@ impl SynthesisBody {
 
     /// The body's bytes for `samples` (as many as given to [`SynthesisBody::new`]), encoded a chunk at a
     /// time as they are taken.
-    pub fn chunks<S: AsRef<[f32]> + Send>(self, samples: S) -> impl Iterator<Item = Bytes> + Send {
+    pub fn chunks<S: AsRef<[f32]>>(self, samples: S) -> impl Iterator<Item = Bytes> {
         Chunks::new(self, samples)
     }
 
     /// The response body: a stream that encodes each chunk when the connection asks for it.
     pub fn into_body(self, samples: Vec<f32>) -> Body {
-        let stream = futures_util::stream::unfold(
-            (self.chunks(samples), false),
-            |(mut chunks, started)| async move {
-                // Other connections get their turn between chunks: a long answer holds the runtime thread for
-                // one chunk's encoding (~100 µs) at a time, however fast its client reads.
-                if started {
-                    tokio::task::yield_now().await;
-                }
-                let chunk = chunks.next()?;
-                Some((Ok::<_, std::convert::Infallible>(chunk), (chunks, true)))
-            },
-        );
-        Body::from_stream(stream)
+        let chunks = self.chunks(samples).map(Ok::<_, std::convert::Infallible>);
+        Body::from_stream(futures_util::stream::iter(chunks))
     }
 }
 
