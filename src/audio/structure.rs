@@ -69,11 +69,15 @@ enum OggCut {
     Comments(usize),
 }
 
-/// Walk the Ogg pages: each must be whole, and some logical stream must end with an end-of-stream page.
+/// Walk the Ogg pages: each must be whole, some logical stream must end with an end-of-stream page, and the
+/// comment headers must hold what they declare (`tags::OggComments`).
 fn check_ogg(bytes: &[u8]) -> Result<(), OggCut> {
     const END_OF_STREAM: u8 = 0x04;
     let mut pos = 0;
     let mut ended = false;
+    let mut comments = super::tags::OggComments::default();
+    // The first page completing a comment header that overruns its packet (reported once the pages are whole).
+    let mut overrun = None;
     while pos < bytes.len() {
         let Some(header) = bytes.get(pos..pos + 27) else {
             return Err(OggCut::At(pos));
@@ -91,12 +95,16 @@ fn check_ogg(bytes: &[u8]) -> Result<(), OggCut> {
             return Err(OggCut::At(pos));
         }
         ended |= header[5] & END_OF_STREAM != 0;
+        let serial = u32::from_le_bytes([header[14], header[15], header[16], header[17]]);
+        if !comments.page(serial, table, &bytes[pos + 27 + segments..end]) {
+            overrun.get_or_insert(pos);
+        }
         pos = end;
     }
     if !ended {
         return Err(OggCut::NoEnd);
     }
-    super::tags::check_ogg_comments(bytes).map_err(OggCut::Comments)
+    overrun.map_or(Ok(()), |page| Err(OggCut::Comments(page)))
 }
 
 /// Matroska master elements the demuxer reads children of (the rest it reads whole or skips).

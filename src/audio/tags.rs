@@ -104,44 +104,44 @@ fn flac_truncated(detail: String) -> AudioError {
     }
 }
 
-/// The comment headers of Ogg Opus and Vorbis streams (each stream's second packet, reassembled across pages):
-/// the Vorbis comment lengths must fit in the packet, which the demuxer allocates before reading. Call after
-/// the pages themselves were found whole; `Err` holds the offset of the page where the packet ends.
-pub(crate) fn check_ogg_comments(bytes: &[u8]) -> Result<(), usize> {
-    // Per logical stream (by serial number): packets completed so far, and the one being assembled.
-    let mut streams: Vec<(u32, usize, Vec<u8>)> = Vec::new();
-    let mut pos = 0;
-    while let Some(header) = bytes.get(pos..pos + 27) {
-        let serial = u32::from_le_bytes([header[14], header[15], header[16], header[17]]);
-        let table = bytes
-            .get(pos + 27..pos + 27 + usize::from(header[26]))
-            .unwrap_or(&[]);
-        let mut at = pos + 27 + table.len();
-        let index = match streams.iter().position(|(s, _, _)| *s == serial) {
+/// The comment headers of Ogg Opus and Vorbis streams (each stream's second packet, reassembled across pages),
+/// fed the pages one by one: the Vorbis comment lengths must fit in the packet, which the demuxer allocates
+/// before reading.
+#[derive(Default)]
+pub(crate) struct OggComments {
+    /// Per logical stream (by serial number): packets completed so far, and the one being assembled.
+    streams: Vec<(u32, usize, Vec<u8>)>,
+}
+
+impl OggComments {
+    /// Take one whole page (its serial number, lacing table and body); false when it completes a comment header
+    /// whose lengths run past the packet.
+    pub(crate) fn page(&mut self, serial: u32, lacing: &[u8], body: &[u8]) -> bool {
+        let index = match self.streams.iter().position(|(s, _, _)| *s == serial) {
             Some(index) => index,
             None => {
-                streams.push((serial, 0, Vec::new()));
-                streams.len() - 1
+                self.streams.push((serial, 0, Vec::new()));
+                self.streams.len() - 1
             }
         };
-        let (_, done, packet) = &mut streams[index];
-        for &lace in table {
-            let segment = bytes.get(at..at + usize::from(lace)).unwrap_or(&[]);
+        let (_, done, packet) = &mut self.streams[index];
+        let mut at = 0;
+        for &lace in lacing {
+            let segment = body.get(at..at + usize::from(lace)).unwrap_or(&[]);
             at += usize::from(lace);
             if *done == 1 {
                 packet.extend_from_slice(segment);
             }
             if lace < 255 {
                 if *done == 1 && !comment_header_fits(packet) {
-                    return Err(pos);
+                    return false;
                 }
                 *done += 1;
                 packet.clear();
             }
         }
-        pos = at;
+        true
     }
-    Ok(())
 }
 
 /// An Opus or Vorbis comment header packet holds the comments it declares; other packets pass.

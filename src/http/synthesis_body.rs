@@ -99,9 +99,8 @@ struct Chunks<S> {
     samples: S,
     /// Samples encoded so far.
     done: usize,
-    /// WAV bytes not yet base64-encoded (at most 2: the rest of a 3-byte group).
+    /// WAV bytes not yet base64-encoded: the header at first, then at most 2 (the rest of a 3-byte group).
     wav: Vec<u8>,
-    started: bool,
     ended: bool,
 }
 
@@ -114,7 +113,6 @@ impl<S: AsRef<[f32]>> Chunks<S> {
             samples,
             done: 0,
             wav,
-            started: false,
             ended: false,
         }
     }
@@ -127,6 +125,8 @@ impl<S: AsRef<[f32]>> Iterator for Chunks<S> {
         if self.ended {
             return None;
         }
+        // Every chunk but a last one takes samples, so nothing is done only before the first.
+        let first = self.done == 0;
         let rest = &self.samples.as_ref()[self.done..];
         let room = CHUNK.saturating_sub(self.wav.len()) / 2;
         let now = &rest[..room.min(rest.len())];
@@ -140,9 +140,8 @@ impl<S: AsRef<[f32]>> Iterator for Chunks<S> {
         };
         let tail = &self.body.tail;
         let mut text = String::with_capacity(whole.div_ceil(3) * 4 + PREFIX.len() + tail.len());
-        if !self.started {
+        if first {
             text.push_str(PREFIX);
-            self.started = true;
         }
         base64::engine::general_purpose::STANDARD.encode_string(&self.wav[..whole], &mut text);
         self.wav.drain(..whole);
