@@ -210,6 +210,14 @@ fn decode_container(
     if samples.is_empty() {
         return Err(AudioError::Empty("the stream holds no audio samples"));
     }
+    // A damaged stream can drive a codec to infinities or NaN (a one-bit flip in a Vorbis WebM did); such
+    // audio is refused rather than handed to resampling and recognition.
+    if !samples.iter().all(|s| s.is_finite()) {
+        return Err(AudioError::Corrupt {
+            format,
+            reason: "the decoder produced samples that are not numbers".into(),
+        });
+    }
     Ok(DecodedAudio {
         source,
         sample_rate: engine.sample_rate,
