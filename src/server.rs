@@ -1,5 +1,6 @@
 //! `sauti serve`: storage, keys, the actor graph and the HTTP server, with graceful shutdown.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -61,6 +62,7 @@ pub struct Started {
 /// Run the service until SIGINT/SIGTERM (or the actor graph gives up). `on_start` runs once it listens.
 pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Result<(), ServeError> {
     crate::telemetry::metrics::install();
+    let shutdown_requested = shutdown_signal().map_err(ServeError::Serve)?;
     let settings = Arc::new(settings);
     let db = Database::open(&settings.storage.data_dir)?;
     let artifacts = ArtifactStore::open(&settings.storage.data_dir)?;
@@ -135,7 +137,7 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
     let failed = Arc::clone(&graph_failed);
     let shutdown = async move {
         tokio::select! {
-            _ = shutdown_signal() => tracing::info!("shutdown requested"),
+            _ = shutdown_requested => tracing::info!("shutdown requested"),
             _ = graph_stopped_rx => {
                 failed.store(true, std::sync::atomic::Ordering::SeqCst);
                 tracing::error!("actor graph stopped");
@@ -211,25 +213,27 @@ fn spawn_housekeeping(
     })
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Install the SIGINT and SIGTERM handlers now and return a future that completes on the first of them. Installing
+/// them before the service announces itself means a signal can never find the process still on the default action
+/// (which ends it at once, without the graceful stop): a signal that arrives during start-up is kept and ends the
+/// service as soon as it listens.
+fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {},
+                _ = terminate.recv() => {},
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = terminate => {},
+        })
     }
+    #[cfg(not(unix))]
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
 
 /// Publish the stored cloned voices (each to its owner) before the server answers.

@@ -199,4 +199,13 @@ fn sigterm_stops_the_server_gracefully() {
         .terminate(Duration::from_secs(15))
         .expect("exits after SIGTERM");
     assert!(status.success(), "{status:?}");
+    // The tightest window: SIGTERM the moment the listening line is printed. The handlers are in place by then, so
+    // the exit is the graceful one (status 0), never the default action's death by signal.
+    for attempt in 0..5 {
+        let server = Server::start(dir.path(), &[]);
+        let status = server
+            .terminate(Duration::from_secs(15))
+            .expect("exits after SIGTERM");
+        assert!(status.success(), "attempt {attempt}: {status:?}");
+    }
 }

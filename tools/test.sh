@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== toolchain: $(cargo --version)"
+echo "   disk free for the build: $(df -h --output=avail . | tail -1 | tr -d ' ')"
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 echo "== browser test prerequisites: Chromium, Node.js and playwright-core"
