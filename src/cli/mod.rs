@@ -2,6 +2,7 @@
 
 mod agent;
 mod audio;
+mod eval;
 mod client;
 mod models;
 mod scenario;

@@ -26,6 +26,18 @@ pub enum ScenarioCommand {
         /// Files to test (default: every scenarios/*.toml).
         files: Vec<PathBuf>,
     },
+    /// Run labelled evaluation sets (scenarios/eval/*.toml, format in scenarios/FORMAT.md) against the embedded
+    /// engine: accuracy per intent, safety recall, false escalations, money cases and confusions. Non-zero exit
+    /// below the thresholds (safety and money 100%, intents 90%, false escalations 5%).
+    ///
+    /// Example: sauti scenario eval scenarios/eval/health.toml
+    Eval {
+        /// Evaluation files (default: every scenarios/eval/*.toml).
+        files: Vec<PathBuf>,
+        /// Print every failed check of a case, not only the first.
+        #[arg(long)]
+        verbose: bool,
+    },
 }
 
 fn files_or_default(files: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
@@ -45,6 +57,7 @@ fn files_or_default(files: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
 /// Run a scenario command; the exit code says whether everything passed.
 pub fn run(command: ScenarioCommand) -> anyhow::Result<ExitCode> {
     match command {
+        ScenarioCommand::Eval { files, verbose } => super::eval::run(files, verbose),
         ScenarioCommand::Check { files } => {
             let mut failed = false;
             for file in files_or_default(files)? {

@@ -3,11 +3,19 @@
 
 use std::collections::BTreeSet;
 
-use super::scenario::{collected_slots, Scenario, Step};
+use super::scenario::{collected_slots, Scenario, SlotKind, Step};
 use super::template;
 
 /// Outcome names a test may expect besides intent ids.
-pub const SPECIAL_OUTCOMES: [&str; 5] = ["fallback", "guardrail", "emergency", "greeting", "llm"];
+pub const SPECIAL_OUTCOMES: [&str; 7] = [
+    "fallback",
+    "guardrail",
+    "secret",
+    "emergency",
+    "crisis",
+    "greeting",
+    "llm",
+];
 
 /// One problem, and a piece of the source near it (to find its line).
 #[derive(Debug)]
@@ -148,6 +156,30 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
 
     for (name, slot) in &scenario.slots {
         templates.push(("prompt", &slot.prompt));
+        let near = format!("[slots.{name}]");
+        if (slot.min.is_some() || slot.max.is_some()) && slot.kind != SlotKind::Amount {
+            out.push(problem(
+                format!("slot {name:?}: min and max are for amount slots"),
+                near.clone(),
+            ));
+        }
+        if slot.min.zip(slot.max).is_some_and(|(low, high)| low > high) {
+            out.push(problem(
+                format!("slot {name:?}: min is larger than max"),
+                near.clone(),
+            ));
+        }
+        match slot.digits {
+            Some(_) if slot.kind != SlotKind::Account => out.push(problem(
+                format!("slot {name:?}: digits is for account slots"),
+                near.clone(),
+            )),
+            Some([low, high]) if low == 0 || low > high || high > 32 => out.push(problem(
+                format!("slot {name:?}: digits must be [fewest, most], from 1 to 32"),
+                near.clone(),
+            )),
+            _ => {}
+        }
         if !slots.contains(name.as_str()) {
             out.push(problem(
                 format!("slot {name:?} is not collected by any flow"),
@@ -191,7 +223,14 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
                 format!("{what} ="),
             ));
         }
-        for name in template::placeholders(text) {
+        for placeholder in template::placeholders(text) {
+            let (name, filter) = template::split_filter(placeholder);
+            if let Some(filter) = filter.filter(|f| !template::FILTERS.contains(f)) {
+                out.push(problem(
+                    format!("{{{placeholder}}} in a {what} text: no filter {filter:?} (words or digits)"),
+                    format!("{{{placeholder}}}"),
+                ));
+            }
             let known = slots.contains(name)
                 || name.starts_with("result.")
                 || template::BUILT_INS.contains(&name);
@@ -214,23 +253,37 @@ fn check_guardrails(scenario: &Scenario, out: &mut Vec<Problem>) {
     let missing = |flag: bool, text: &Option<String>| {
         flag && text.as_deref().is_none_or(|t| t.trim().is_empty())
     };
-    if missing(g.secrets, &g.secret_warning) {
-        out.push(problem(
-            "guardrails: secrets = true needs a secret_warning",
-            "secrets",
-        ));
-    }
     if missing(g.medical, &g.medical_notice) {
         out.push(problem(
             "guardrails: medical = true needs a medical_notice",
             "medical",
         ));
     }
-    if missing(!g.emergency_signs.is_empty(), &g.emergency_reply) {
-        out.push(problem(
-            "guardrails: emergency_signs need an emergency_reply",
-            "emergency_signs",
-        ));
+    for (field, signs) in [
+        ("emergency_signs", &g.emergency_signs),
+        ("crisis_signs", &g.crisis_signs),
+    ] {
+        if let Err(e) = super::safety::compile_signs(signs) {
+            out.push(problem(format!("guardrails: {field}: {e}"), field));
+        }
+    }
+    let lexicon = super::safety::Lexicon::built_in();
+    for category in g.emergency_advice.keys() {
+        if lexicon.category(category).is_none_or(|c| c.crisis) {
+            let known: Vec<&str> = lexicon
+                .categories
+                .iter()
+                .filter(|c| !c.crisis)
+                .map(|c| c.id.as_str())
+                .collect();
+            out.push(problem(
+                format!(
+                    "guardrails: emergency_advice has no category {category:?} (known: {})",
+                    known.join(", ")
+                ),
+                "emergency_advice",
+            ));
+        }
     }
     if missing(!g.blocked_replies.is_empty(), &g.safe_reply) {
         out.push(problem(

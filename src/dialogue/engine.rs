@@ -5,9 +5,10 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use super::actions::ActionRunner;
+use super::greetings;
 use super::intents;
 use super::scenario::{Flow, Scenario, SlotKind, Step};
-use super::slots;
+use super::slots::{self, Extracted};
 use super::template::{self, Values};
 use super::{ActiveFlow, Reply, Session};
 
@@ -26,6 +27,7 @@ pub async fn respond(
         now,
         parts: Vec::new(),
         called: Vec::new(),
+        rejected: Vec::new(),
     };
     let outcome = turn.run(text).await;
     let text = turn.parts.join(" ");
@@ -43,6 +45,8 @@ struct Turn<'a> {
     now: OffsetDateTime,
     parts: Vec<String>,
     called: Vec<String>,
+    /// Slots this turn named a value for that could not be taken, with what was heard.
+    rejected: Vec<(String, String)>,
 }
 
 impl Turn<'_> {
@@ -57,6 +61,27 @@ impl Turn<'_> {
         }
     }
 
+    /// Ask for a slot: why the value heard this turn was not taken, or its prompt.
+    fn ask(&mut self, name: &str, again: bool) {
+        let Some(definition) = self.scenario.slots.get(name) else {
+            return;
+        };
+        if let Some((_, heard)) = self.rejected.iter().find(|(slot, _)| slot == name) {
+            let template = definition
+                .out_of_range
+                .clone()
+                .unwrap_or_else(|| default_out_of_range(definition.kind).to_string());
+            let text = template.replace("{value}", heard);
+            self.say(&text);
+            return;
+        }
+        let ask = match &definition.invalid {
+            Some(invalid) if again => invalid.clone(),
+            _ => definition.prompt.clone(),
+        };
+        self.say(&ask);
+    }
+
     async fn run(&mut self, text: &str) -> String {
         if text.trim().is_empty() {
             let greeting = self.scenario.greeting.clone();
@@ -68,6 +93,22 @@ impl Turn<'_> {
                 return outcome;
             }
         }
+        // A greeting is answered with its pair (Shikamoo → Marahaba), then whatever else the turn asks.
+        let mut rest = text.to_string();
+        if let Some((answer, taken)) = greetings::opening(text) {
+            self.parts.push(answer.to_string());
+            rest = greetings::rest(text, taken);
+            if intents::content(&rest).is_empty() {
+                let greet = self.scenario.intent("greet");
+                let reply = greet
+                    .and_then(|i| i.reply.clone())
+                    .unwrap_or_else(|| self.scenario.greeting.clone());
+                self.say(&reply);
+                self.session.fallbacks = 0;
+                return if greet.is_some() { "greet" } else { "greeting" }.into();
+            }
+        }
+        let text = rest.as_str();
         let Some((intent, _)) = intents::best(self.scenario, text) else {
             let fallback = &self.scenario.fallback;
             let reply = fallback[self.session.fallbacks % fallback.len().max(1)].clone();
@@ -133,12 +174,9 @@ impl Turn<'_> {
                 }
                 if self.session.slots.contains_key(slot) {
                     self.run_steps(&flow).await;
-                } else if let Some(definition) = self.scenario.slots.get(slot) {
-                    let ask = definition
-                        .invalid
-                        .clone()
-                        .unwrap_or_else(|| definition.prompt.clone());
-                    self.say(&ask);
+                } else {
+                    let slot = slot.clone();
+                    self.ask(&slot, true);
                 }
             }
             Step::Action(_) | Step::Reply(_) => self.run_steps(&flow).await,
@@ -173,10 +211,18 @@ impl Turn<'_> {
             if slot.kind == SlotKind::Text && asked != Some(name.as_str()) {
                 continue;
             }
-            if let Some(value) = slots::extract(slot.kind, &text, self.now) {
-                text = slots::consume(slot.kind, &text);
-                self.session.slots.insert(name.clone(), value);
-                filled = true;
+            match slots::extract(slot, &text, self.now) {
+                Extracted::Value(value) => {
+                    text = slots::consume(slot.kind, &text);
+                    self.session.slots.insert(name.clone(), value);
+                    filled = true;
+                }
+                Extracted::Rejected(heard) => {
+                    text = slots::consume(slot.kind, &text);
+                    self.rejected.push((name.clone(), heard));
+                    filled = true;
+                }
+                Extracted::Nothing => {}
             }
         }
         filled
@@ -210,10 +256,8 @@ impl Turn<'_> {
             };
             match step {
                 Step::Collect(slot) if !self.session.slots.contains_key(slot) => {
-                    if let Some(definition) = self.scenario.slots.get(slot) {
-                        let prompt = definition.prompt.clone();
-                        self.say(&prompt);
-                    }
+                    let slot = slot.clone();
+                    self.ask(&slot, false);
                     return;
                 }
                 Step::Collect(_) => {}
@@ -269,5 +313,14 @@ impl Turn<'_> {
                 self.say(&action.failure);
             }
         }
+    }
+}
+
+/// Said when a value was heard but cannot be taken, for slots that set no `out_of_range` of their own.
+fn default_out_of_range(kind: SlotKind) -> &'static str {
+    match kind {
+        SlotKind::Amount => "Nimesikia shilingi {value}, lakini siwezi kutumia kiasi hicho hapa. Tafadhali taja kiasi tena kwa shilingi.",
+        SlotKind::Account => "Namba {value} haina idadi sahihi ya tarakimu. Tafadhali itaje tena, tarakimu moja moja.",
+        _ => "Sijapata jibu sahihi. Tafadhali rudia.",
     }
 }

@@ -1,52 +1,8 @@
 //! Guardrails every backend's turns pass through: emergencies first, secrets never asked for nor repeated,
 //! no diagnoses and no doses where the scenario says so, and the author's own blocked patterns.
 
+use super::safety::secrets::{self, SECRET_NAME as SECRET};
 use super::scenario::Scenario;
-use super::words::{forms, tokens, words_match};
-
-/// Whether the user's words contain one of the scenario's emergency signs (every word of a sign, in any
-/// verb form, anywhere in the turn).
-pub fn is_emergency(scenario: &Scenario, text: &str) -> bool {
-    let said: Vec<Vec<String>> = tokens(text).iter().map(|w| forms(w)).collect();
-    scenario.guardrails.emergency_signs.iter().any(|sign| {
-        let sign = tokens(sign);
-        !sign.is_empty()
-            && sign
-                .iter()
-                .all(|word| said.iter().any(|s| words_match(s, &forms(word))))
-    })
-}
-
-const SECRET: &str = r"(?:pin(?:\s+(?:code|number|namba))?|nenosiri|neno\s+la\s+siri|nambari\s+(?:yangu\s+|yako\s+)?ya\s+siri|namba\s+(?:yangu\s+|yako\s+)?ya\s+siri|password|passcode|otp|one[- ]time\s+(?:code|password)|msimbo(?:\s+wa\s+siri)?)";
-
-/// Up to three words (and separators) between a secret's name and its value: `PIN yangu ya M-Pesa ni: 1234`.
-const GAP: &str = r"(?:[\s:,=.-]+[^\s\d:,=.-]+){0,3}?[\s:,=.-]*";
-/// Digit words, as speech recognition writes a spoken code.
-const SPOKEN_DIGIT: &str = r"(?:sifuri|moja|mbili|tatu|nne|tano|sita|saba|nane|tisa|zero|one|two|three|four|five|six|seven|eight|nine)";
-
-/// Whether the user offers a PIN, password or one-time code: a secret's name with a code of four or more
-/// digits (written, spaced or spoken) or a mixed value after it, or a code followed by "ndiyo PIN yangu".
-pub fn offers_secret(text: &str) -> bool {
-    let written = re!(&format!(
-        r"(?i)\b{SECRET}\b{GAP}(?:\d(?:[\s-]?\d){{3,}}|[A-Za-z]+\d[\w-]*)"
-    ));
-    let glued = re!(r"(?i)\bpin\d{4,8}\b");
-    let spoken = re!(&format!(
-        r"(?i)\b{SECRET}\b{GAP}{SPOKEN_DIGIT}(?:[\s,]+{SPOKEN_DIGIT}){{3,}}\b"
-    ));
-    let digits_first = re!(&format!(
-        r"(?i)\b\d{{4,8}}\b\s*(?:ndiyo|ndio|ni)\s+(?:\w+\s+){{0,2}}{SECRET}\b"
-    ));
-    written.is_match(text)
-        || glued.is_match(text)
-        || spoken.is_match(text)
-        || digits_first.is_match(text)
-}
-
-/// The text with every run of digits masked: what is kept of a turn that offered a secret.
-pub fn redact(text: &str) -> String {
-    re!(r"\d").replace_all(text, "*").into_owned()
-}
 
 /// Why an outgoing reply was replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,12 +66,20 @@ pub fn asks_for_secret(reply: &str) -> bool {
         })
 }
 
-/// A reply containing a code of four or more digits that the user offered as a secret.
+/// A reply containing a value the user offered as a secret (or any code of three or more digits of a turn
+/// that offered one).
 fn repeats_secret(reply: &str, user_text: &str) -> bool {
-    offers_secret(user_text)
-        && re!(r"\d{4,}")
-            .find_iter(user_text)
-            .any(|code| reply.contains(code.as_str()))
+    let offered = secrets::offered(user_text);
+    if offered.is_empty() {
+        return false;
+    }
+    let lower_reply = reply.to_lowercase();
+    let lower = user_text.to_lowercase();
+    offered
+        .iter()
+        .filter_map(|span| lower.get(span.clone()))
+        .chain(re!(r"\d{3,}").find_iter(user_text).map(|m| m.as_str()))
+        .any(|value| lower_reply.contains(value))
 }
 
 /// A reply that names a dose or a diagnosis.
@@ -143,28 +107,6 @@ pub fn medical_advice(reply: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn offered_secrets_are_recognised() {
-        for text in [
-            "PIN yangu ni 1234",
-            "PIN yangu mpya ni 9876",
-            "otp ni 482913",
-            "nenosiri langu: abc123",
-            "my pin is 4321",
-            "1234 ndiyo pin yangu",
-        ] {
-            assert!(offers_secret(text), "{text}");
-        }
-        for text in [
-            "nimesahau PIN yangu",
-            "nataka kubadilisha nenosiri",
-            "nataka kutuma 5000",
-        ] {
-            assert!(!offers_secret(text), "{text}");
-        }
-        assert_eq!(redact("PIN yangu ni 1234"), "PIN yangu ni ****");
-    }
 
     #[test]
     fn replies_asking_for_secrets_or_giving_doses_are_caught() {

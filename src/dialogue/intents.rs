@@ -63,7 +63,8 @@ pub const THRESHOLD: f32 = 0.45;
 /// intents apart no better than stopwords.
 const STOP_STEMS: [&str; 4] = ["taka", "omba", "hitaji", "weza"];
 
-fn content(text: &str) -> Vec<Vec<String>> {
+/// A turn's content words (stopwords and verbs of wanting left out), each as its forms.
+pub fn content(text: &str) -> Vec<Vec<String>> {
     tokens(text)
         .into_iter()
         .filter(|w| !STOPWORDS.contains(&w.as_str()))

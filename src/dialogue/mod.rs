@@ -4,10 +4,14 @@
 pub mod actions;
 pub mod check;
 pub mod engine;
+pub mod eval;
+pub mod greetings;
 pub mod guardrails;
 pub mod intents;
 pub mod library;
+pub mod numbers;
 pub mod openai;
+pub mod safety;
 pub mod scenario;
 pub mod settings;
 pub mod slots;
@@ -66,7 +70,8 @@ pub const HISTORY_LIMIT: usize = 40;
 pub struct Reply {
     /// What the agent says.
     pub text: String,
-    /// The intent matched, or `fallback`, `greeting`, `guardrail`, `emergency`, `llm`.
+    /// The intent matched, or `fallback`, `greeting`, `guardrail` (a reply replaced on its way out), `secret`
+    /// (a caller offered one), `emergency`, `crisis`, `llm`.
     pub outcome: String,
     /// Actions called in this turn.
     pub actions: Vec<String>,
@@ -130,9 +135,12 @@ impl DialogueBackend for ScenarioBackend {
     }
 }
 
-/// One guarded turn: emergencies and offered secrets are answered before any backend runs; the backend's
-/// reply is screened on the way out; the session's history records both sides (secrets masked).
-/// `fallback` answers when `backend` fails.
+/// Said to a caller who offers a secret, when the scenario sets no warning of its own.
+pub const DEFAULT_SECRET_WARNING: &str = "Kwa usalama wako, usitaje PIN, nenosiri, namba ya siri ya mara moja (OTP) wala namba tatu za nyuma ya kadi (CVV) kwa mtu yeyote, hata kwangu. Kama umeshamweleza mtu, ibadilishe mara moja.";
+
+/// One guarded turn. The safety layer answers first: a crisis or an emergency gets its reply (numbers first)
+/// before any backend runs, and a caller offering a secret gets a warning; the backend's reply is screened on
+/// the way out. The history records both sides, with secrets masked. `fallback` answers when `backend` fails.
 pub async fn converse(
     scenario: &Scenario,
     session: &mut Session,
@@ -141,24 +149,32 @@ pub async fn converse(
     fallback: Option<&dyn DialogueBackend>,
 ) -> Result<Reply, DialogueError> {
     let g = &scenario.guardrails;
-    let offered = g.secrets && guardrails::offers_secret(text);
+    let offered = g.secrets && safety::secrets::offers(text);
     let remembered = if offered {
-        guardrails::redact(text)
+        safety::secrets::mask(text)
     } else {
         text.to_string()
     };
-    let reply = if guardrails::is_emergency(scenario, text) {
-        let emergency = g.emergency_reply.clone().unwrap_or_default();
+    let reply = if let Some(case) = safety::screen(scenario, text) {
+        // A safety case ends any flow in progress: no money moves on a turn like this.
         session.flow = None;
+        session.slots.clear();
+        let outcome = match case {
+            safety::SafetyCase::Crisis => "crisis",
+            safety::SafetyCase::Emergency(_) => "emergency",
+        };
         Reply {
-            text: emergency,
-            outcome: "emergency".into(),
+            text: safety::reply(scenario, &case),
+            outcome: outcome.into(),
             actions: Vec::new(),
         }
     } else if offered {
         Reply {
-            text: g.secret_warning.clone().unwrap_or_default(),
-            outcome: "guardrail".into(),
+            text: g
+                .secret_warning
+                .clone()
+                .unwrap_or_else(|| DEFAULT_SECRET_WARNING.to_string()),
+            outcome: "secret".into(),
             actions: Vec::new(),
         }
     } else {
@@ -185,6 +201,15 @@ pub async fn converse(
     let excess = session.history.len().saturating_sub(HISTORY_LIMIT);
     session.history.drain(..excess);
     Ok(reply)
+}
+
+/// What of a caller's turn may be kept, logged or echoed: the turn with any offered secret masked.
+pub fn shareable(text: &str) -> String {
+    if safety::secrets::offers(text) {
+        safety::secrets::mask(text)
+    } else {
+        text.to_string()
+    }
 }
 
 /// Now, in East Africa Time (for templates and dates).

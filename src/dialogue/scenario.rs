@@ -104,6 +104,19 @@ pub struct Slot {
     /// Said when the turn did not contain it (instead of the prompt again).
     #[serde(default)]
     pub invalid: Option<String>,
+    /// Amounts: the smallest plausible value; a smaller one is asked back.
+    #[serde(default)]
+    pub min: Option<u64>,
+    /// Amounts: the largest plausible value; a larger one is asked back.
+    #[serde(default)]
+    pub max: Option<u64>,
+    /// Accounts: the allowed numbers of digits, e.g. `[10, 13]` (default 8 to 16).
+    #[serde(default)]
+    pub digits: Option<[usize; 2]>,
+    /// Said when the value is outside `min`/`max` or `digits`, or could be read two ways (`{value}` is what was
+    /// heard, in words for amounts).
+    #[serde(default)]
+    pub out_of_range: Option<String>,
 }
 
 /// A multi-step conversation.
@@ -172,12 +185,17 @@ fn default_timeout_ms() -> u64 {
     3_000
 }
 
+fn on() -> bool {
+    true
+}
+
 /// Safety rules.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Guardrails {
-    /// Never ask for or repeat a PIN, password or one-time code.
-    #[serde(default)]
+    /// Warn a caller who offers a PIN, password, one-time code or CVV, and never ask for or repeat one
+    /// (on unless a scenario turns it off).
+    #[serde(default = "on")]
     pub secrets: bool,
     /// Said to a user who offers a secret.
     #[serde(default)]
@@ -188,18 +206,45 @@ pub struct Guardrails {
     /// Replaces a reply that diagnoses or names a dose.
     #[serde(default)]
     pub medical_notice: Option<String>,
-    /// Words or phrases that make a turn an emergency.
+    /// Signs of the scenario's own that make a turn an emergency (besides the built-in lexicon).
     #[serde(default)]
     pub emergency_signs: Vec<String>,
-    /// Said first when an emergency sign appears.
+    /// Said first when an emergency sign appears: the emergency numbers.
     #[serde(default)]
     pub emergency_reply: Option<String>,
+    /// Replaces the built-in advice said after `emergency_reply`, by category (`poisoning`, `burns`, …).
+    #[serde(default)]
+    pub emergency_advice: BTreeMap<String, String>,
+    /// Signs of the scenario's own for suicidal thoughts or self-harm (besides the built-in lexicon).
+    #[serde(default)]
+    pub crisis_signs: Vec<String>,
+    /// The caring reply, with the crisis lines to call, for suicidal thoughts or self-harm.
+    #[serde(default)]
+    pub crisis_reply: Option<String>,
     /// Extra regular expressions an outgoing reply must not match.
     #[serde(default)]
     pub blocked_replies: Vec<String>,
     /// Replaces a blocked reply.
     #[serde(default)]
     pub safe_reply: Option<String>,
+}
+
+impl Default for Guardrails {
+    fn default() -> Self {
+        Self {
+            secrets: true,
+            secret_warning: None,
+            medical: false,
+            medical_notice: None,
+            emergency_signs: Vec::new(),
+            emergency_reply: None,
+            emergency_advice: BTreeMap::new(),
+            crisis_signs: Vec::new(),
+            crisis_reply: None,
+            blocked_replies: Vec::new(),
+            safe_reply: None,
+        }
+    }
 }
 
 /// A test conversation.

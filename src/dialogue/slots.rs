@@ -1,186 +1,122 @@
-//! Slot extractors: amounts in shillings, mobile numbers, account numbers, dates and free text.
+//! Slot extractors: amounts in shillings, mobile numbers, account numbers, dates and free text. Every number goes
+//! through [`super::numbers`].
 
 use time::{Date, Duration, Month, OffsetDateTime};
 
-use super::scenario::SlotKind;
+use super::numbers::{self, Amount, PHONE};
+use super::scenario::{Slot, SlotKind};
 use super::words::tokens;
 
-/// Extract a value of `kind` from a user's turn, formatted as templates show it.
-pub fn extract(kind: SlotKind, text: &str, today: OffsetDateTime) -> Option<String> {
-    match kind {
-        SlotKind::Amount => amount(text).map(|n| n.to_string()),
-        SlotKind::Phone => phone(text),
-        SlotKind::Account => account(text),
-        SlotKind::Date => date(text, today).map(|d| d.to_string()),
-        SlotKind::Text => Some(text.trim().to_string()).filter(|t| !t.is_empty()),
+/// What a turn holds for a slot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Extracted {
+    /// A value, formatted as templates show it.
+    Value(String),
+    /// Something was heard but cannot be taken: out of the slot's bounds, the wrong length, or readable two
+    /// ways. What was heard, in words for amounts.
+    Rejected(String),
+    /// Nothing for this slot.
+    Nothing,
+}
+
+/// Default bounds of an account number's length.
+pub const ACCOUNT_DIGITS: [usize; 2] = [8, 16];
+
+/// Extract a value for `slot` from a user's turn.
+pub fn extract(slot: &Slot, text: &str, today: OffsetDateTime) -> Extracted {
+    let found = |value: Option<String>| value.map_or(Extracted::Nothing, Extracted::Value);
+    match slot.kind {
+        SlotKind::Amount => match numbers::amount(text) {
+            Amount::None => Extracted::Nothing,
+            Amount::One(value) => {
+                let low = slot.min.unwrap_or(1);
+                let high = slot.max.unwrap_or(u64::MAX);
+                if (low..=high).contains(&value) {
+                    Extracted::Value(value.to_string())
+                } else {
+                    Extracted::Rejected(numbers::in_words(value))
+                }
+            }
+            Amount::Ambiguous(values) => Extracted::Rejected(
+                values
+                    .iter()
+                    .map(|v| numbers::in_words(*v))
+                    .collect::<Vec<_>>()
+                    .join(" au "),
+            ),
+        },
+        SlotKind::Phone => found(phone(text)),
+        SlotKind::Account => account(text, slot.digits.unwrap_or(ACCOUNT_DIGITS)),
+        SlotKind::Date => found(date(text, today).map(|d| d.to_string())),
+        SlotKind::Text => found(Some(text.trim().to_string()).filter(|t| !t.is_empty())),
     }
 }
 
-const PHONE: &str = r"(?:\+?(?:255|254)[\s-]?|\b0)([167]\d{2})[\s-]?(\d{3})[\s-]?(\d{3})\b";
+fn is_phone(digits: &str) -> bool {
+    re!(r"^(?:\+?(?:255|254)|0)[167]\d{8}$").is_match(digits)
+}
 
-/// A Tanzanian or Kenyan mobile number, without spaces.
+/// A Tanzanian or Kenyan mobile number, written (`0712 345 678`, `+255712345678`) or said digit by digit
+/// (`sifuri saba moja …`), without spaces.
 pub fn phone(text: &str) -> Option<String> {
-    let found = re!(PHONE).find(text)?;
-    Some(
-        found
-            .as_str()
-            .chars()
-            .filter(|c| !c.is_whitespace() && *c != '-')
-            .collect(),
-    )
+    if let Some(found) = re!(PHONE).find(text) {
+        return Some(
+            found
+                .as_str()
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != '-')
+                .collect(),
+        );
+    }
+    numbers::digit_strings(text)
+        .into_iter()
+        .find(|d| is_phone(d))
 }
 
 /// The text with what an extractor of `kind` took removed (phones and accounts), for the next extractor.
 pub fn consume(kind: SlotKind, text: &str) -> String {
     match kind {
-        SlotKind::Phone => re!(PHONE).replacen(text, 1, " ").into_owned(),
-        SlotKind::Account => {
-            let without_phones = re!(PHONE).replace_all(text, " ");
-            re!(ACCOUNT).replacen(&without_phones, 1, " ").into_owned()
+        SlotKind::Phone if re!(PHONE).is_match(text) => re!(PHONE).replacen(text, 1, " ").into_owned(),
+        SlotKind::Phone | SlotKind::Account => {
+            let without = re!(r"\+?\d(?:[\s-]?\d){3,}").replace_all(text, " ");
+            strip_spoken_runs(&without)
         }
         _ => text.to_string(),
     }
 }
 
-const ACCOUNT: &str = r"\b\d(?:[\s-]?\d){7,15}\b";
-
-/// 8 to 16 digits that are not a mobile number.
-pub fn account(text: &str) -> Option<String> {
-    let without_phones = re!(PHONE).replace_all(text, " ");
-    let found = re!(ACCOUNT).find(&without_phones)?;
-    Some(
-        found
-            .as_str()
-            .chars()
-            .filter(char::is_ascii_digit)
-            .collect(),
-    )
+/// Remove digits said one by one (runs of four or more digit words).
+fn strip_spoken_runs(text: &str) -> String {
+    re!(r"(?i)\b(?:(?:sifuri|sufuri|ziro|zero|moja|mbili|tatu|nne|tano|sita|saba|nane|tisa)[\s,.-]+){3,}(?:sifuri|sufuri|ziro|zero|moja|mbili|tatu|nne|tano|sita|saba|nane|tisa)\b")
+        .replace_all(text, " ")
+        .into_owned()
 }
 
-/// An amount in shillings: digits (`5,000`, `5000/=`, `TSh 5,000`, `5k`) or Swahili number words.
-pub fn amount(text: &str) -> Option<u64> {
-    let without_phones = re!(PHONE).replace_all(text, " ");
-    let pattern = re!(
-        r"(?i)(?:\b(?:tsh|tshs|ksh|kshs|shs?)\.?\s*)?\b(\d{1,3}(?:[, ]\d{3})+|\d{1,9})(\.\d{1,2})?\s*(k|m|elfu)?\b"
-    );
-    for caps in pattern.captures_iter(&without_phones) {
-        let grouped = caps[1].contains([',', ' ']);
-        let digits: String = caps[1].chars().filter(char::is_ascii_digit).collect();
-        // Long ungrouped digit strings are accounts, business numbers or codes, not amounts.
-        if digits.len() > 9 || (!grouped && digits.len() >= 8) {
-            continue;
-        }
-        let whole: f64 = digits.parse().ok()?;
-        let fraction: f64 = caps
-            .get(2)
-            .and_then(|f| f.as_str().parse().ok())
-            .unwrap_or(0.0);
-        let scale = match caps.get(3).map(|m| m.as_str().to_lowercase()) {
-            Some(s) if s == "k" || s == "elfu" => 1_000.0,
-            Some(s) if s == "m" => 1_000_000.0,
-            _ => 1.0,
-        };
-        let value = ((whole + fraction) * scale).round() as u64;
-        if value > 0 {
-            return Some(value);
-        }
+/// An account number whose length is within `bounds`; a mobile number counts only when nothing else does.
+fn account(text: &str, bounds: [usize; 2]) -> Extracted {
+    let candidates: Vec<String> = numbers::digit_strings(text)
+        .into_iter()
+        .map(|d| d.replace('+', ""))
+        .collect();
+    let fits = |d: &String| (bounds[0]..=bounds[1]).contains(&d.len());
+    if let Some(found) = candidates.iter().find(|d| fits(d) && !is_phone(d)) {
+        return Extracted::Value(found.clone());
     }
-    spoken_number(&tokens(text))
+    if let Some(found) = candidates.iter().find(|d| fits(d)) {
+        return Extracted::Value(found.clone());
+    }
+    match candidates.into_iter().find(|d| d.len() >= 3) {
+        Some(heard) => Extracted::Rejected(heard),
+        None => Extracted::Nothing,
+    }
 }
 
-fn unit(word: &str) -> Option<u64> {
-    let units = [
-        "moja", "mbili", "tatu", "nne", "tano", "sita", "saba", "nane", "tisa",
-    ];
-    units.iter().position(|u| *u == word).map(|i| i as u64 + 1)
-}
-
-fn tens(word: &str) -> Option<u64> {
-    let tens = [
-        "kumi",
-        "ishirini",
-        "thelathini",
-        "arobaini",
-        "hamsini",
-        "sitini",
-        "sabini",
-        "themanini",
-        "tisini",
-    ];
-    tens.iter()
-        .position(|t| *t == word)
-        .map(|i| (i as u64 + 1) * 10)
-}
-
-fn scale(word: &str) -> Option<u64> {
-    match word {
-        "elfu" => Some(1_000),
-        "laki" => Some(100_000),
-        "milioni" => Some(1_000_000),
-        "bilioni" => Some(1_000_000_000),
+/// An amount in shillings, when the turn names exactly one.
+pub fn amount(text: &str) -> Option<u64> {
+    match numbers::amount(text) {
+        Amount::One(value) => Some(value),
         _ => None,
     }
-}
-
-/// `kumi na mbili`, `tano`, `ishirini`: below 100.
-fn below_hundred(words: &[String], at: usize) -> Option<(u64, usize)> {
-    let word = words.get(at)?;
-    if let Some(t) = tens(word) {
-        if words.get(at + 1).map(String::as_str) == Some("na") {
-            if let Some(u) = words.get(at + 2).and_then(|w| unit(w)) {
-                return Some((t + u, at + 3));
-            }
-        }
-        return Some((t, at + 1));
-    }
-    unit(word).map(|u| (u, at + 1))
-}
-
-/// `mia tatu na hamsini`, `kumi na mbili`: below 1,000.
-fn below_thousand(words: &[String], at: usize) -> Option<(u64, usize)> {
-    if words.get(at).map(String::as_str) == Some("mia") {
-        let (hundreds, mut next) = words
-            .get(at + 1)
-            .and_then(|w| unit(w))
-            .map(|u| (u * 100, at + 2))?;
-        let mut value = hundreds;
-        if words.get(next).map(String::as_str) == Some("na") {
-            if let Some((rest, after)) = below_hundred(words, next + 1) {
-                value += rest;
-                next = after;
-            }
-        }
-        return Some((value, next));
-    }
-    below_hundred(words, at)
-}
-
-/// The first number said in words: scale words first (`elfu tano` = 5,000, `elfu kumi na mbili` = 12,000,
-/// `laki moja na elfu hamsini` = 150,000).
-pub fn spoken_number(words: &[String]) -> Option<u64> {
-    let start = words
-        .iter()
-        .position(|w| scale(w).is_some() || w == "mia" || tens(w).is_some() || unit(w).is_some())?;
-    let (mut total, mut at) = (0u64, start);
-    loop {
-        let (value, next) = if let Some(s) = words.get(at).and_then(|w| scale(w)) {
-            let (multiplier, next) = below_thousand(words, at + 1).unwrap_or((1, at + 1));
-            (s.checked_mul(multiplier)?, next)
-        } else {
-            below_thousand(words, at)?
-        };
-        total = total.checked_add(value)?;
-        at = next;
-        let starts =
-            |w: &String| scale(w).is_some() || w == "mia" || tens(w).is_some() || unit(w).is_some();
-        match words.get(at).map(String::as_str) {
-            Some("na") if words.get(at + 1).is_some_and(starts) => at += 1,
-            // `elfu mbili mia tano`: a hundreds group may follow a scale group directly.
-            Some("mia") if value >= 1_000 => {}
-            _ => break,
-        }
-    }
-    Some(total).filter(|t| *t > 0)
 }
 
 const MONTHS: [&str; 12] = [
@@ -238,7 +174,7 @@ mod tests {
     use time::macros::{date, datetime};
 
     #[test]
-    fn amounts_in_digits_and_words() {
+    fn amounts_in_digits_words_and_slang() {
         for (text, expected) in [
             ("shilingi 5000", 5_000),
             ("TSh 5,000 tafadhali", 5_000),
@@ -248,18 +184,30 @@ mod tests {
             ("elfu tano", 5_000),
             ("shilingi elfu kumi na mbili", 12_000),
             ("laki moja na elfu hamsini", 150_000),
+            ("laki moja na nusu", 150_000),
             ("mia tatu na hamsini", 350),
             ("milioni mbili", 2_000_000),
+            ("milioni moja na laki mbili", 1_200_000),
+            ("thao mbili", 2_000),
+            ("nitumie buku tano", 5_000),
+            ("jero", 500),
+            ("soo tatu", 300),
+            ("elfu 5", 5_000),
+            ("1.5m", 1_500_000),
+            ("2.5k", 2_500),
+            ("15K", 15_000),
+            ("shilingi 10 000", 10_000),
+            ("5.000", 5_000),
+            ("elfu mbili mia tano", 2_500),
+            ("elfu tano kwa 0712345678", 5_000),
+            ("tuma elfu tano kwa mama mara mbili", 5_000),
         ] {
             assert_eq!(amount(text), Some(expected), "{text}");
         }
         assert_eq!(amount("kwa 0712345678"), None);
-        assert_eq!(amount("1.5m"), Some(1_500_000));
-        assert_eq!(amount("2.5k"), Some(2_500));
-        assert_eq!(amount("shilingi 10 000"), Some(10_000));
         assert_eq!(amount("namba 12345678"), None);
-        assert_eq!(amount("elfu mbili mia tano"), Some(2_500));
-        assert_eq!(amount("elfu tano kwa 0712345678"), Some(5_000));
+        assert_eq!(amount("sifuri saba moja mbili tatu nne tano sita saba nane"), None);
+        assert!(matches!(numbers::amount("elfu tano au elfu sita"), Amount::Ambiguous(_)));
     }
 
     #[test]
@@ -267,10 +215,22 @@ mod tests {
         assert_eq!(phone("tuma kwa 0712 345 678"), Some("0712345678".into()));
         assert_eq!(phone("+255712345678"), Some("+255712345678".into()));
         assert_eq!(phone("namba 254 712 345 678"), Some("254712345678".into()));
+        assert_eq!(
+            phone("sifuri saba moja mbili, tatu nne tano, sita saba nane"),
+            Some("0712345678".into())
+        );
         assert_eq!(phone("12345"), None);
         assert_eq!(
-            account("akaunti 0123456789012 ya 0712345678"),
-            Some("0123456789012".into())
+            account("akaunti 0123456789012 ya 0712345678", ACCOUNT_DIGITS),
+            Extracted::Value("0123456789012".into())
+        );
+        assert_eq!(
+            account("akaunti yangu ni 0712345678", [10, 13]),
+            Extracted::Value("0712345678".into())
+        );
+        assert_eq!(
+            account("12345", [10, 13]),
+            Extracted::Rejected("12345".into())
         );
         let now = datetime!(2026-11-22 10:00 +3); // a Sunday
         assert_eq!(date("kesho", now), Some(date!(2026 - 11 - 23)));

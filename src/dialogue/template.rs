@@ -49,7 +49,32 @@ pub fn render(text: &str, values: &Values<'_>, now: OffsetDateTime) -> String {
     tidy(&out)
 }
 
-fn value(name: &str, values: &Values<'_>, now: OffsetDateTime) -> Option<String> {
+fn value(placeholder: &str, values: &Values<'_>, now: OffsetDateTime) -> Option<String> {
+    let (name, filter) = split_filter(placeholder);
+    let raw = plain_value(name, values, now)?;
+    Some(match filter {
+        Some("words") => match raw.parse::<u64>() {
+            Ok(n) => super::numbers::in_words(n),
+            Err(_) => raw,
+        },
+        Some("digits") => super::numbers::digits_in_words(&raw),
+        _ => raw,
+    })
+}
+
+/// Filters a placeholder may take: `{amount|words}` reads a number in words, `{phone|digits}` reads digits one
+/// by one.
+pub const FILTERS: [&str; 2] = ["words", "digits"];
+
+/// A placeholder's name and filter: `amount|words` → (`amount`, `words`).
+pub fn split_filter(placeholder: &str) -> (&str, Option<&str>) {
+    match placeholder.split_once('|') {
+        Some((name, filter)) => (name.trim(), Some(filter.trim())),
+        None => (placeholder.trim(), None),
+    }
+}
+
+fn plain_value(name: &str, values: &Values<'_>, now: OffsetDateTime) -> Option<String> {
     match name {
         "time" => Some(swahili_time(now)),
         "date" => Some(swahili_date(now)),

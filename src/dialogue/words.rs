@@ -1,93 +1,185 @@
 //! Swahili words for matching: normalisation, verb stems, and forgiving comparison.
 //!
 //! A verb carries its subject, tense and object as prefixes (`ni-na-ku-penda`, `tu-li-tuma`, `ku-tuma`), so a
-//! word is matched by every form it could be: as written, and with each plausible prefix chain removed.
+//! word is matched by every form it could be: as written, and with each plausible prefix chain removed. Each form
+//! remembers whether it came from a negative verb (`ha-pumu-i`, `si-ju-i`, `ha-ja-amka`): the safety signs tell
+//! "he is not breathing" from "he is breathing".
 
-/// Lower-case words with punctuation removed (digits kept; `+` kept at the start of a number).
+/// Lower-case words with punctuation removed (digits kept; apostrophes dropped, so `ng'ata` and `ngata` are one
+/// word; `+` kept at the start of a number).
 pub fn tokens(text: &str) -> Vec<String> {
     text.to_lowercase()
-        .split(|c: char| !(c.is_alphanumeric() || c == '+' || c == '\''))
-        .map(|w| w.trim_matches(|c| c == '\'' || c == '+'))
+        .split(|c: char| !(c.is_alphanumeric() || c == '+' || c == '\'' || c == '’'))
+        .map(|w| {
+            w.trim_matches(|c| c == '+')
+                .chars()
+                .filter(|c| *c != '\'' && *c != '’')
+                .collect::<String>()
+        })
         .filter(|w| !w.is_empty())
-        .map(str::to_string)
         .collect()
+}
+
+/// One reading of a word: a stem, and whether the word was a negative verb.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Form {
+    /// The word or a stem of it.
+    pub stem: String,
+    /// Whether this reading is a negative verb (`hapumui` → `pumua`, negative).
+    pub negative: bool,
 }
 
 const SUBJECTS: [&str; 14] = [
     "ni", "u", "a", "tu", "m", "mu", "wa", "i", "li", "ya", "ki", "vi", "zi", "ku",
 ];
-const NEGATIVE_SUBJECTS: [&str; 8] = ["si", "hu", "ha", "hatu", "ham", "hawa", "hai", "hali"];
+const NEGATIVE_SUBJECTS: [&str; 10] = [
+    "si", "hu", "ha", "hatu", "ham", "hawa", "hai", "hali", "haya", "haku",
+];
 const TENSES: [&str; 10] = [
     "na", "li", "ta", "me", "ki", "nge", "ngali", "ka", "sha", "ja",
 ];
-const OBJECTS: [&str; 9] = ["ni", "ku", "m", "mw", "tu", "wa", "ji", "ki", "ya"];
-/// Verb extensions, longest first.
-const EXTENSIONS: [&str; 11] = [
-    "ishwa", "iana", "eana", "iwa", "ewa", "ika", "eka", "ana", "ia", "ea", "wa",
+/// Tenses after a negative subject (`ha-ku-pumua`, `ha-ja-amka`, `ha-ta-kuja`, `si-ngependa`).
+const NEGATIVE_TENSES: [&str; 5] = ["ku", "ja", "ta", "nge", "ngali"];
+const OBJECTS: [&str; 10] = ["ni", "ku", "m", "mu", "mw", "tu", "wa", "ji", "ki", "ya"];
+/// Verb extensions, longest first: `tolewa` → `toa`, `tumiwa` → `tuma`.
+const EXTENSIONS: [&str; 13] = [
+    "ishwa", "iana", "eana", "lewa", "liwa", "iwa", "ewa", "ika", "eka", "ana", "ia", "ea", "wa",
 ];
 /// Shortest stem left after stripping (shorter remainders are usually a noun's own letters).
 const MIN_STEM: usize = 3;
 
-/// Every form a word could be matched by: itself, and its stem under each plausible prefix chain
-/// (subject + tense + optional object, negative subject + optional tense, or the infinitive `ku-`).
-pub fn forms(word: &str) -> Vec<String> {
-    let add = |rest: &str, stems: &mut Vec<String>| {
-        stems.push(rest.to_string());
+/// Every reading of a word: itself (not negative), and its stem under each plausible prefix chain (subject +
+/// tense + optional object, negative subject + optional tense, the infinitive `ku-` or the negative
+/// infinitive `kuto-`), with verb extensions, negative `-i` and subjunctive `-e` endings undone and the
+/// locative `-ni` of a noun removed.
+pub fn analyze(word: &str) -> Vec<Form> {
+    analyze_with(word, true)
+}
+
+/// The readings of a word written in a pattern (a safety sign): its prefixes are stripped, but not its object
+/// marker or extensions, which carry meaning there (`jikata`, "cut oneself", is not `kata`, "cut").
+pub fn analyze_pattern(word: &str) -> Vec<Form> {
+    analyze_with(word, false)
+}
+
+fn analyze_with(word: &str, deep: bool) -> Vec<Form> {
+    let mut found: Vec<Form> = Vec::new();
+    let add = |rest: &str, negative: bool, found: &mut Vec<Form>| {
+        found.push(Form {
+            stem: rest.to_string(),
+            negative,
+        });
+        if !deep {
+            return;
+        }
         for object in OBJECTS {
             if let Some(stem) = rest.strip_prefix(object) {
-                stems.push(stem.to_string());
+                found.push(Form {
+                    stem: stem.to_string(),
+                    negative,
+                });
             }
         }
     };
-    let mut found: Vec<String> = Vec::new();
     for subject in SUBJECTS {
         let Some(rest) = word.strip_prefix(subject) else {
             continue;
         };
         for tense in TENSES {
             if let Some(rest) = rest.strip_prefix(tense) {
-                add(rest, &mut found);
+                add(rest, false, &mut found);
             }
         }
+        // Subjunctive and habitual forms carry no tense: `nijiue`, `tuende`.
+        if rest.ends_with('e') {
+            add(rest, false, &mut found);
+        }
     }
-    let negative = NEGATIVE_SUBJECTS.iter().any(|n| word.starts_with(n));
     for prefix in NEGATIVE_SUBJECTS {
         let Some(rest) = word.strip_prefix(prefix) else {
             continue;
         };
-        add(rest, &mut found);
-        for tense in TENSES {
+        add(rest, true, &mut found);
+        for tense in NEGATIVE_TENSES {
             if let Some(rest) = rest.strip_prefix(tense) {
-                add(rest, &mut found);
+                add(rest, true, &mut found);
             }
         }
     }
+    // First person, contracted: `nataka` (ni-na-taka), `ntajiua` (ni-ta-jiua), `nshakula` (ni-sha-kula).
+    for contracted in ["na", "nta", "nsha", "nme"] {
+        if let Some(rest) = word.strip_prefix(contracted) {
+            add(rest, false, &mut found);
+        }
+    }
+    // `hu-` also marks habits (`hujikata`, "she cuts herself"): those readings are affirmative too.
+    if let Some(rest) = word.strip_prefix("hu") {
+        add(rest, false, &mut found);
+    }
+    if let Some(rest) = word.strip_prefix("kuto") {
+        add(rest, true, &mut found);
+    }
     if let Some(rest) = word.strip_prefix("ku") {
-        add(rest, &mut found);
+        add(rest, false, &mut found);
     }
-    // Negative verbs end in -i (`situmi`, `hatutumi`): the stem ends in -a.
-    if negative {
-        let endings: Vec<String> = found
-            .iter()
-            .filter_map(|f| f.strip_suffix('i').map(|stem| format!("{stem}a")))
-            .collect();
-        found.extend(endings);
-    }
+    // Negative verbs end in -i (`situmi`, `hapumui`) and subjunctives in -e (`nijiue`): the stem ends in -a.
+    let endings: Vec<Form> = found
+        .iter()
+        .filter_map(|f| {
+            let stem = if f.negative {
+                f.stem.strip_suffix('i')
+            } else {
+                f.stem.strip_suffix('e')
+            }?;
+            Some(Form {
+                stem: format!("{stem}a"),
+                negative: f.negative,
+            })
+        })
+        .collect();
+    found.extend(endings);
     // Verb extensions (applicative -ia/-ea, reciprocal -ana, passive -wa, stative -ika/-eka): `tumia`,
     // `tumiana`, `tumwa` all lead back to `tuma`.
+    let own = Form {
+        stem: word.to_string(),
+        negative: false,
+    };
     let mut extended = Vec::new();
-    for form in std::iter::once(word.to_string()).chain(found.iter().cloned()) {
-        if let Some(base) = EXTENSIONS.iter().find_map(|e| form.strip_suffix(e)) {
+    for form in std::iter::once(&own).chain(found.iter()).filter(|_| deep) {
+        if let Some(base) = EXTENSIONS.iter().find_map(|e| form.stem.strip_suffix(e)) {
             if base.chars().count() >= 2 {
-                extended.push(format!("{base}a"));
+                extended.push(Form {
+                    stem: format!("{base}a"),
+                    negative: form.negative,
+                });
             }
         }
     }
     found.extend(extended);
-    let mut out = vec![word.to_string()];
-    for stem in found {
-        if stem.chars().count() >= MIN_STEM && !out.contains(&stem) {
-            out.push(stem);
+    // The locative `-ni` of a noun: `kooni` → `koo`, `majini` → `maji`, `kifuani` → `kifua`.
+    if let Some(noun) = word.strip_suffix("ni").filter(|_| deep) {
+        if noun.chars().count() >= MIN_STEM {
+            found.push(Form {
+                stem: noun.to_string(),
+                negative: false,
+            });
+        }
+    }
+    let mut out = vec![own];
+    for form in found {
+        if form.stem.chars().count() >= MIN_STEM && !out.contains(&form) {
+            out.push(form);
+        }
+    }
+    out
+}
+
+/// Every stem a word could be matched by, whatever its polarity: itself first.
+pub fn forms(word: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for form in analyze(word) {
+        if !out.contains(&form.stem) {
+            out.push(form.stem);
         }
     }
     out

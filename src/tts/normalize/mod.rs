@@ -7,7 +7,7 @@
 //! rule matches again.
 
 mod calendar;
-mod numbers;
+pub mod numbers;
 mod quantities;
 mod rules;
 mod sentences;

@@ -1,0 +1,143 @@
+//! Secrets a caller offers: a PIN, one-time code, password, CVV or mobile-money PIN, in digits, spaced digits,
+//! digits or numbers in words, or a password word. Offered secrets are answered with a warning and masked before
+//! the turn is stored, logged, sent to a backend or echoed.
+
+use std::ops::Range;
+
+/// Names of secrets (Swahili, English, and what callers say for them).
+pub const SECRET_NAME: &str = r"(?:(?:m-?pesa|tigo\s*pesa|airtel\s*money|mixx)\s+)?(?:pin(?:\s+(?:code|namba|number))?|pini|p\.i\.n|nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passwad|passcode|otp|o\.t\.p|one[- ]time\s+(?:code|password|pin)|msimbo(?:\s+wa\s+siri)?|cvv2?|cvc|(?:namba|nambari)\s+(?:yangu\s+|yako\s+)?ya\s+siri|siri|code|kodi\s+ya\s+siri|verification\s+code|security\s+code|(?:namba|nambari|tarakimu)\s+tatu\s+za\s+nyuma)";
+
+/// Names whose value may be a word (`nywila yangu ni simba`).
+const PASSWORD_NAME: &str = r"(?:nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passwad|passcode)";
+
+/// Digit words and number words, as speech recognition writes a spoken code.
+const NUMBER_WORD: &str = r"(?:sifuri|sufuri|ziro|zero|moja|mbili|tatu|nne|tano|sita|saba|nane|tisa|kumi|ishirini|thelathini|arobaini|hamsini|sitini|sabini|themanini|tisini|mia|elfu|one|two|three|four|five|six|seven|eight|nine|oh)";
+
+/// Up to six words (and separators) between a secret's name and its value: `PIN yangu ya M-Pesa ni: 1234`.
+const GAP: &str = r"(?:[\s:,=.-]+[^\s\d:,=.-]+){0,6}?[\s:,=.-]*";
+
+/// Words between a name and a value that make the number something else (a till or business number, a promotion).
+const NOT_A_SECRET: &str =
+    r"(?i)\b(?:biashara|malipo|kampuni|till|paybill|promo|ofa|offer|akaunti|account|simu|phone)\b";
+
+/// Words that follow "nywila ni" without being a password.
+const NOT_A_PASSWORD: [&str; 24] = [
+    "gani", "ipi", "nini", "ngumu", "mpya", "sahihi", "ndefu", "fupi", "siri", "kosa", "imefungwa", "sawa",
+    "nzuri", "mbaya", "what", "wrong", "correct", "new", "the", "not", "hiyo", "hii", "kitu", "tofauti",
+];
+
+fn value() -> String {
+    format!(
+        r"(?:\d(?:[\s-]?\d){{2,}}|[a-z]+\d[\w@#$-]*|\d+[a-z][\w@#$-]*|{NUMBER_WORD}(?:[\s,-]+(?:na\s+)?{NUMBER_WORD})+)"
+    )
+}
+
+/// The spans of secret values a turn offers (empty when it offers none).
+pub fn offered(text: &str) -> Vec<Range<usize>> {
+    let lower = text.to_lowercase();
+    let named = re!(&format!(
+        r"(?i)\b{SECRET_NAME}\b(?P<gap>{GAP})(?P<value>{})\b",
+        value()
+    ));
+    let first = re!(&format!(
+        r"(?i)\b(?P<value>{})\s*(?:ndiyo|ndio|ni|is|ndo)\s+(?:\w+\s+){{0,2}}{SECRET_NAME}\b",
+        value()
+    ));
+    let glued = re!(r"(?i)\b(?:pin|otp|cvv)(?P<value>\d{3,8})\b");
+    let password = re!(&format!(
+        r#"(?i)\b{PASSWORD_NAME}(?:\s+(?:yangu|langu|yako|lako|my|your|ya\s+\S+|wa\s+\S+|la\s+\S+)){{0,3}}\s*(?:ni|is|:|=|ilikuwa|was)\s*["'“]?(?P<value>[^\s"'”,.?!]+)"#
+    ));
+    let mut spans = Vec::new();
+    for caps in named.captures_iter(&lower) {
+        if !re!(NOT_A_SECRET).is_match(&caps["gap"]) {
+            spans.push(caps.name("value").map(|m| m.range()));
+        }
+    }
+    for caps in first.captures_iter(&lower).chain(glued.captures_iter(&lower)) {
+        spans.push(caps.name("value").map(|m| m.range()));
+    }
+    for caps in password.captures_iter(&lower) {
+        let Some(value) = caps.name("value") else {
+            continue;
+        };
+        if !NOT_A_PASSWORD.contains(&value.as_str()) {
+            spans.push(Some(value.range()));
+        }
+    }
+    let mut spans: Vec<Range<usize>> = spans.into_iter().flatten().collect();
+    spans.sort_by_key(|r| r.start);
+    spans
+}
+
+/// Whether the turn offers a secret.
+pub fn offers(text: &str) -> bool {
+    !offered(text).is_empty()
+}
+
+/// The turn with every offered value, every digit and every run of three or more spoken digits masked.
+pub fn mask(text: &str) -> String {
+    let lower = text.to_lowercase();
+    // Lower-casing keeps byte offsets for the ASCII values matched; anything else is masked by the passes below.
+    let mut out = if lower.len() == text.len() {
+        let mut masked = text.to_string();
+        for span in offered(text).into_iter().rev() {
+            if masked.is_char_boundary(span.start) && masked.is_char_boundary(span.end) {
+                masked.replace_range(span, "****");
+            }
+        }
+        masked
+    } else {
+        text.to_string()
+    };
+    out = re!(&format!(
+        r"(?i)\b{NUMBER_WORD}(?:[\s,-]+(?:na\s+)?{NUMBER_WORD}){{2,}}\b"
+    ))
+    .replace_all(&out, "****")
+    .into_owned();
+    re!(r"\d").replace_all(&out, "*").into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_in_every_form() {
+        for text in [
+            "PIN yangu ni 1234",
+            "Siri yangu ya M-Pesa ni 0000",
+            "pini yangu ni 6 6 6 1",
+            "Nywila yangu ni simba2024",
+            "nywila yangu ni mamba",
+            "namba ya siri ni nne tano sita saba",
+            "otp ni 482913",
+            "code niliyotumiwa ni 553201",
+            "cvv ni 123",
+            "0000 ndio pin yangu",
+            "my pin is 4321",
+            "pin1234",
+            "PIN yangu ni elfu moja mia tatu",
+        ] {
+            assert!(offers(text), "{text}");
+        }
+        for text in [
+            "nimesahau PIN yangu",
+            "nataka kubadilisha nywila",
+            "nataka kutuma 5000 kwa 0712345678",
+            "nimekosea PIN mara tatu",
+            "akaunti yangu ni 0123456789",
+            "code ya biashara ni 123456",
+            "nywila yangu ni ngumu kukumbuka",
+        ] {
+            assert!(!offers(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn masking_leaves_no_secret() {
+        assert_eq!(mask("PIN yangu ni 1234"), "PIN yangu ni ****");
+        assert_eq!(mask("nywila yangu ni mamba"), "nywila yangu ni ****");
+        assert!(!mask("pini ni sita sita sita moja").contains("sita"));
+        assert!(!mask("pini ni 6 6 6 1").contains('6'));
+    }
+}

@@ -1,0 +1,227 @@
+//! Signs: short patterns of Swahili words that a turn must contain, matched through verb morphology.
+//!
+//! A sign is words separated by spaces, all of which must appear within a few words of each other, in any order:
+//! - a word matches any form of it (`tapika` matches `anatapika`, `alitapika`, `kutapika`), forgiving one wrong
+//!   letter in words of seven letters or more, but only with the same polarity: `pumua` does not match `hapumui`;
+//! - `!word` matches only a negative verb of it: `!pumua` matches `hapumui`, `hakupumua`, `sipumui`;
+//! - `a|b|c` matches any one of them;
+//! - `a_b` is a phrase: its words next to each other (`mafuta_ya_taa`);
+//! - `=word` matches only that word exactly as written (`=ananipiga`, not `amenipigia`);
+//! - a sign may start with `~N` to set its own span in words (`~3 damu nyingi`);
+//! - `@NAME` matches any entry of a named word class of the built-in lexicon (`@INGEST`: kunywa, meza, kula …).
+
+use std::collections::BTreeMap;
+
+use super::super::words::{analyze, analyze_pattern, tokens, Form};
+
+/// Shortest words in which one wrong letter is forgiven (shorter ones must be exact: `kujiua` is not `kujua`,
+/// `nabaka` is not `nataka`).
+const TYPO_MIN: usize = 7;
+
+/// One word of a sign.
+#[derive(Debug, Clone)]
+struct Word {
+    forms: Vec<Form>,
+    negated: bool,
+    /// Only this word as written (`=ananipiga`).
+    exact: Option<String>,
+}
+
+/// One alternative: a word, or a phrase of adjacent words.
+type Phrase = Vec<Word>;
+
+/// A compiled sign: for each term, its alternatives.
+#[derive(Debug, Clone)]
+pub struct Sign {
+    /// The sign as written.
+    pub text: String,
+    terms: Vec<Vec<Phrase>>,
+    window: usize,
+}
+
+/// A sign that cannot be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("sign {sign:?}: {problem}")]
+pub struct SignError {
+    /// The sign.
+    pub sign: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+fn word(spec: &str) -> Option<Word> {
+    if let Some(exact) = spec.strip_prefix('=') {
+        return Some(Word {
+            forms: Vec::new(),
+            negated: false,
+            exact: Some(tokens(exact).into_iter().next()?),
+        });
+    }
+    let (negated, bare) = match spec.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, spec),
+    };
+    let bare = tokens(bare).into_iter().next()?;
+    Some(Word {
+        forms: analyze_pattern(&bare),
+        negated,
+        exact: None,
+    })
+}
+
+impl Sign {
+    /// Compile `text` with `classes` for `@NAME` references; all words must be within `window` words.
+    pub fn compile(
+        text: &str,
+        classes: &BTreeMap<String, Vec<String>>,
+        window: usize,
+    ) -> Result<Self, SignError> {
+        let fail = |problem: String| SignError {
+            sign: text.to_string(),
+            problem,
+        };
+        // `~4 damu nyingi`: this sign's own window.
+        let (window, body) = match text.strip_prefix('~').and_then(|r| r.split_once(' ')) {
+            Some((n, body)) => (
+                n.parse()
+                    .map_err(|_| fail(format!("~{n} is not a number of words")))?,
+                body,
+            ),
+            None => (window, text),
+        };
+        let mut terms = Vec::new();
+        for term in body.split_whitespace() {
+            let mut alternatives = Vec::new();
+            for alternative in term.split('|') {
+                let entries: Vec<String> = match alternative.strip_prefix('@') {
+                    Some(name) => classes
+                        .get(name)
+                        .ok_or_else(|| fail(format!("no word class @{name}")))?
+                        .clone(),
+                    None => vec![alternative.to_string()],
+                };
+                for entry in entries {
+                    let phrase: Option<Phrase> = entry
+                        .split(['_', ' '])
+                        .filter(|w| !w.is_empty())
+                        .map(word)
+                        .collect();
+                    match phrase {
+                        Some(p) if !p.is_empty() => alternatives.push(p),
+                        _ => return Err(fail(format!("{entry:?} has no word in it"))),
+                    }
+                }
+            }
+            terms.push(alternatives);
+        }
+        if terms.is_empty() {
+            return Err(fail("it is empty".into()));
+        }
+        let window = window.max(terms.len());
+        Ok(Self {
+            text: text.to_string(),
+            terms,
+            window,
+        })
+    }
+
+    /// Whether the turn (its words already analysed) contains the sign.
+    pub fn matches(&self, turn: &[Vec<Form>]) -> bool {
+        let positions: Vec<Vec<usize>> = self
+            .terms
+            .iter()
+            .map(|alternatives| {
+                (0..turn.len())
+                    .filter(|&at| alternatives.iter().any(|p| phrase_at(p, turn, at)))
+                    .collect()
+            })
+            .collect();
+        if positions.iter().any(Vec::is_empty) {
+            return false;
+        }
+        // Some start from which every term has a position inside the window.
+        positions.iter().flatten().any(|&start| {
+            positions
+                .iter()
+                .all(|found| found.iter().any(|&p| p >= start && p < start + self.window))
+        })
+    }
+}
+
+fn phrase_at(phrase: &Phrase, turn: &[Vec<Form>], at: usize) -> bool {
+    phrase
+        .iter()
+        .enumerate()
+        .all(|(i, word)| turn.get(at + i).is_some_and(|said| word_matches(word, said)))
+}
+
+fn word_matches(word: &Word, said: &[Form]) -> bool {
+    if let Some(exact) = &word.exact {
+        // The first reading of a word is the word itself.
+        return said.first().is_some_and(|s| &s.stem == exact);
+    }
+    said.iter().any(|s| {
+        word.forms.iter().any(|w| {
+            let polarity = if word.negated {
+                s.negative && !w.negative
+            } else {
+                s.negative == w.negative
+            };
+            polarity && close(&w.stem, &s.stem)
+        })
+    })
+}
+
+/// Equal, or (both `TYPO_MIN` letters or more) one letter apart.
+fn close(a: &str, b: &str) -> bool {
+    a == b
+        || (a.chars().count().min(b.chars().count()) >= TYPO_MIN
+            && super::super::words::similar(a, b))
+}
+
+/// A turn's words, each with all its readings.
+pub fn analyse_turn(text: &str) -> Vec<Vec<Form>> {
+    tokens(text).iter().map(|w| analyze(w)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sign(text: &str) -> Sign {
+        let mut classes = BTreeMap::new();
+        classes.insert(
+            "INGEST".to_string(),
+            vec!["kunywa".into(), "meza".into(), "kula".into()],
+        );
+        Sign::compile(text, &classes, 6).unwrap()
+    }
+
+    fn hits(sign_text: &str, turn: &str) -> bool {
+        sign(sign_text).matches(&analyse_turn(turn))
+    }
+
+    #[test]
+    fn polarity_is_respected() {
+        assert!(hits("!pumua", "baba hapumui kabisa"));
+        assert!(hits("!pumua", "mtoto hakupumua kwa dakika"));
+        assert!(!hits("!pumua", "mtoto anapumua vizuri"));
+        assert!(hits("tapika damu", "bibi anatapika damu"));
+        assert!(!hits("tapika damu", "hatapiki damu tena"));
+        assert!(hits("!weza pumua", "siwezi kupumua"));
+    }
+
+    #[test]
+    fn classes_phrases_and_windows() {
+        assert!(hits("@INGEST mafuta_ya_taa", "mtoto amekunywa mafuta ya taa"));
+        assert!(!hits("@INGEST mafuta_ya_taa", "mtoto amekunywa mafuta, taa imezima"));
+        assert!(hits("jifungua damu", "alijifungua jana na sasa damu inatoka"));
+        assert!(!hits(
+            "damu nyingi",
+            "nilipima damu jana hospitalini kwa ajili ya sukari na leo nimekula chakula kingi na matunda mengi na mboga nyingi"
+        ));
+        assert!(hits("jiua", "nataka nijiue"));
+        assert!(!hits("jiua", "nataka kujua saa"));
+        assert!(hits("kwama koo", "chakula kimemkwama kooni"));
+    }
+}
