@@ -149,7 +149,13 @@ impl Turn<'_> {
         };
         match step {
             Step::Confirm(question) => {
-                if intents::is_yes(text) {
+                // "hapana, nilimaanisha elfu mbili": a new value for something collected is taken, then asked again.
+                if self.correct_slots(&flow, text) {
+                    if self.rejected.is_empty() {
+                        let question = question.clone();
+                        self.say(&question);
+                    }
+                } else if intents::is_yes(text) {
                     self.advance();
                     self.run_steps(&flow).await;
                 } else if intents::is_no(text) {
@@ -213,12 +219,12 @@ impl Turn<'_> {
             }
             match slots::extract(slot, &text, self.now) {
                 Extracted::Value(value) => {
-                    text = slots::consume(slot.kind, &text);
+                    text = slots::consume(slot.kind, &text, &value);
                     self.session.slots.insert(name.clone(), value);
                     filled = true;
                 }
                 Extracted::Rejected(heard) => {
-                    text = slots::consume(slot.kind, &text);
+                    text = slots::consume(slot.kind, &text, &heard);
                     self.rejected.push((name.clone(), heard));
                     filled = true;
                 }
@@ -226,6 +232,45 @@ impl Turn<'_> {
             }
         }
         filled
+    }
+
+    /// Take new values for slots the flow already holds, when the turn gives some; whether any changed. A value
+    /// that cannot be taken is said back, and the confirmation waits.
+    fn correct_slots(&mut self, flow: &Flow, text: &str) -> bool {
+        let held: Vec<String> = flow
+            .steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Collect(name) => Some(name.clone()),
+                _ => None,
+            })
+            .filter(|name| {
+                self.scenario
+                    .slots
+                    .get(name)
+                    .is_some_and(|s| s.kind != SlotKind::Text && s.kind != SlotKind::Date)
+            })
+            .collect();
+        let before = self.session.slots.clone();
+        for name in &held {
+            self.session.slots.remove(name);
+        }
+        self.fill_slots(flow, text, None);
+        let mut changed = false;
+        for name in &held {
+            match (self.session.slots.get(name), before.get(name)) {
+                (Some(new), Some(old)) if new != old => changed = true,
+                (None, Some(old)) => {
+                    self.session.slots.insert(name.clone(), old.clone());
+                }
+                _ => {}
+            }
+        }
+        if let Some((name, _)) = self.rejected.first().cloned() {
+            self.ask(&name, true);
+            return true;
+        }
+        changed
     }
 
     fn advance(&mut self) {
@@ -250,8 +295,8 @@ impl Turn<'_> {
                 if let Some(done) = &flow.done {
                     self.say(done);
                 }
+                // The values stay until the next flow starts or the caller cancels.
                 self.session.flow = None;
-                self.session.slots.clear();
                 return;
             };
             match step {

@@ -73,16 +73,22 @@ pub fn phone(text: &str) -> Option<String> {
         .find(|d| is_phone(d))
 }
 
-/// The text with what an extractor of `kind` took removed (phones and accounts), for the next extractor.
-pub fn consume(kind: SlotKind, text: &str) -> String {
-    match kind {
-        SlotKind::Phone if re!(PHONE).is_match(text) => re!(PHONE).replacen(text, 1, " ").into_owned(),
-        SlotKind::Phone | SlotKind::Account => {
-            let without = re!(r"\+?\d(?:[\s-]?\d){3,}").replace_all(text, " ");
-            strip_spoken_runs(&without)
-        }
-        _ => text.to_string(),
+/// The text with what an extractor of `kind` took (`value`, or what was heard) removed, for the next extractor:
+/// a business number is never read as an amount.
+pub fn consume(kind: SlotKind, text: &str, value: &str) -> String {
+    if !matches!(kind, SlotKind::Phone | SlotKind::Account) {
+        return text.to_string();
     }
+    let wanted: String = value.chars().filter(char::is_ascii_digit).collect();
+    if let Some(found) = re!(r"\+?\d(?:[\s-]?\d)*")
+        .find_iter(text)
+        .find(|m| m.as_str().chars().filter(char::is_ascii_digit).collect::<String>() == wanted)
+    {
+        let mut out = text.to_string();
+        out.replace_range(found.range(), " ");
+        return out;
+    }
+    strip_spoken_runs(text)
 }
 
 /// Remove digits said one by one (runs of four or more digit words).
@@ -94,7 +100,10 @@ fn strip_spoken_runs(text: &str) -> String {
 
 /// An account number whose length is within `bounds`; a mobile number counts only when nothing else does.
 fn account(text: &str, bounds: [usize; 2]) -> Extracted {
-    let candidates: Vec<String> = numbers::digit_strings(text)
+    // Grouped by commas (`45,000`) or followed by a scale (`5000/=`, `2k`) is an amount, not an account.
+    let without_amounts = re!(r"(?i)\b\d{1,3}(?:,\d{3})+\b|\b\d+(?:/=|/-|\s*k\b)")
+        .replace_all(text, " ");
+    let candidates: Vec<String> = numbers::digit_strings(&without_amounts)
         .into_iter()
         .map(|d| d.replace('+', ""))
         .collect();
