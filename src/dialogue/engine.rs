@@ -12,6 +12,9 @@ use super::slots::{self, Extracted};
 use super::template::{self, Values};
 use super::{ActiveFlow, Reply, Session};
 
+/// Score at which the rest of a turn that opened with a greeting is taken as a request.
+const SURE: f32 = 0.6;
+
 /// Answer one turn with the scenario engine.
 pub async fn respond(
     scenario: &Scenario,
@@ -108,8 +111,20 @@ impl Turn<'_> {
                 return if greet.is_some() { "greet" } else { "greeting" }.into();
             }
         }
+        let greeted = rest.len() != text.len();
         let text = rest.as_str();
-        let Some((intent, _)) = intents::best(self.scenario, text) else {
+        let found = intents::best(self.scenario, text)
+            .filter(|(_, score)| !greeted || *score >= SURE);
+        let Some((intent, _)) = found else {
+            if greeted {
+                // "Mambo vipi, niko hapa": a greeting with small talk is answered as a greeting.
+                let greet = self.scenario.intent("greet");
+                let reply = greet
+                    .and_then(|i| i.reply.clone())
+                    .unwrap_or_else(|| self.scenario.greeting.clone());
+                self.say(&reply);
+                return if greet.is_some() { "greet" } else { "greeting" }.into();
+            }
             let fallback = &self.scenario.fallback;
             let reply = fallback[self.session.fallbacks % fallback.len().max(1)].clone();
             self.session.fallbacks += 1;
