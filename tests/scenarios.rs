@@ -35,7 +35,7 @@ async fn every_shipped_test_conversation_passes() {
             .tests
             .iter()
             .flat_map(|t| &t.turns)
-            .filter(|t| matches!(t.intent.as_deref(), Some("guardrail" | "emergency")))
+            .filter(|t| matches!(t.intent.as_deref(), Some("guardrail" | "emergency" | "secret" | "crisis")))
             .count();
         if id != "general" {
             assert!(guardrail_cases >= 1, "{id} has no guardrail test");
@@ -230,7 +230,8 @@ async fn matching_forgives_case_punctuation_spelling_and_verb_forms() {
     .await
     .unwrap();
     assert!(
-        reply.text.contains("12000") && reply.text.contains("+255754000111"),
+        reply.text.contains("elfu kumi na mbili")
+            && reply.text.contains("jumlisha mbili tano tano, saba tano nne"),
         "{}",
         reply.text
     );

@@ -138,7 +138,9 @@ fn send_money_over_two_turns_calls_the_transfer_action() {
     assert_eq!(second["session_id"], session.as_str());
     let text = second["agent_text"].as_str().unwrap();
     assert!(
-        text.contains("5000") && text.contains("0712345678") && text.contains("Nithibitishe"),
+        text.contains("elfu tano")
+            && text.contains("sifuri saba moja mbili, tatu nne tano, sita saba nane")
+            && text.contains("Nithibitishe"),
         "{text}"
     );
     assert!(

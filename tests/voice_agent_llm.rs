@@ -262,3 +262,50 @@ fn an_action_runs_once_per_turn_and_a_later_failure_does_not_undo_the_reply() {
         "{text}"
     );
 }
+
+#[test]
+fn safety_cases_never_reach_the_model_and_secrets_never_reach_it_either() {
+    // A model that would answer every turn badly: a goodbye, and the caller's own digits.
+    let llm = FakeHttp::start(|_, _| says("Kwaheri! Namba yako ni 4821."));
+    let (_data, server) = start(&llm, &[]);
+
+    let crisis = turn(
+        &server,
+        json!({ "text": "sioni sababu ya kuendelea kuishi", "scenario": "general" }),
+    );
+    let text = crisis["agent_text"].as_str().unwrap();
+    assert!(text.contains("112") && text.contains("peke yako"), "{text}");
+    assert!(!text.contains("Kwaheri"), "{text}");
+
+    let emergency = turn(
+        &server,
+        json!({ "text": "mtu ameanguka hapa tawini na hapumui", "scenario": "banking" }),
+    );
+    let text = emergency["agent_text"].as_str().unwrap();
+    assert!(text.starts_with("Hii ni dharura. Piga simu 112"), "{text}");
+    assert!(llm.received().is_empty(), "the model was asked about a safety case");
+
+    let offered = turn(
+        &server,
+        json!({ "text": "pini yangu ya M-Pesa ni 4 8 2 1", "scenario": "banking" }),
+    );
+    let text = offered["agent_text"].as_str().unwrap();
+    assert!(text.contains("usitaje PIN"), "{text}");
+    assert!(!offered["user_text"].as_str().unwrap().contains('4'), "{offered}");
+    assert!(llm.received().is_empty(), "the model was sent an offered secret");
+
+    // The next ordinary turn goes to the model, with the secret masked in the history, and the model's
+    // goodbye-with-digits reply is screened on the way out.
+    let session = offered["session_id"].as_str().unwrap();
+    let next = turn(
+        &server,
+        json!({ "text": "nataka kujua salio", "scenario": "banking", "session_id": session }),
+    );
+    let sent = llm.received();
+    assert_eq!(sent.len(), 1);
+    let history = serde_json::to_string(&messages(&sent[0])).unwrap();
+    assert!(!history.contains("4 8 2 1") && !history.contains("4821"), "{history}");
+    assert!(history.contains("pini yangu"), "{history}");
+    let text = next["agent_text"].as_str().unwrap();
+    assert!(!text.contains("4821"), "{text}");
+}

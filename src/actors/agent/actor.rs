@@ -88,7 +88,8 @@ async fn turn(
         request.text = transcript.text;
         asr_ms = Some(started.elapsed().as_millis() as u64);
     }
-    let user_text = request.text.clone();
+    // A secret the caller offered is never echoed back.
+    let user_text = crate::dialogue::shareable(&request.text);
     let heard = Instant::now();
     let dialogue = state
         .dialogue
