@@ -60,6 +60,9 @@ pub struct Session {
     pub result: Map<String, Value>,
     /// Fallbacks in a row (to vary the wording).
     pub fallbacks: usize,
+    /// SHA-256 digests of the digits of secrets the caller offered (never the secrets), so no later reply can
+    /// say them.
+    pub offered: Vec<[u8; 32]>,
 }
 
 /// The most history lines kept per session (older ones are dropped).
@@ -151,6 +154,7 @@ pub async fn converse(
     let g = &scenario.guardrails;
     let offered = g.secrets && safety::secrets::offers(text);
     let remembered = if offered {
+        session.offered.extend(safety::secrets::digests(text));
         safety::secrets::mask(text)
     } else {
         text.to_string()
@@ -189,7 +193,18 @@ pub async fn converse(
                 fallback.respond(scenario, session, text).await?
             }
         };
-        if let Some((why, replacement)) = guardrails::screen_reply(scenario, &reply.text, text) {
+        let repeats_earlier = g.secrets && safety::secrets::says_any(&reply.text, &session.offered);
+        let screened = if repeats_earlier {
+            Some((
+                guardrails::Blocked::Secret,
+                g.secret_warning
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_SECRET_WARNING.to_string()),
+            ))
+        } else {
+            guardrails::screen_reply(scenario, &reply.text, text)
+        };
+        if let Some((why, replacement)) = screened {
             tracing::warn!(scenario = scenario.id, backend = backend.name(), blocked = ?why, "reply replaced by a guardrail");
             reply.text = replacement;
             reply.outcome = "guardrail".into();

@@ -69,6 +69,43 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
     spans
 }
 
+fn digest(digits: &str) -> [u8; 32] {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(digits.as_bytes()).into()
+}
+
+/// Digests of the digits of every value the turn offers (digits, spaced digits, or digit words), to recognise
+/// them later without keeping them.
+pub fn digests(text: &str) -> Vec<[u8; 32]> {
+    let lower = text.to_lowercase();
+    offered(text)
+        .into_iter()
+        .filter_map(|span| lower.get(span))
+        .flat_map(|value| {
+            let written: String = value.chars().filter(char::is_ascii_digit).collect();
+            let said: String = super::super::numbers::digit_strings(value).concat();
+            [written, said]
+        })
+        .filter(|d| d.len() >= 3)
+        .map(|d| digest(&d))
+        .collect()
+}
+
+/// Whether a reply says one of the offered values (as digits, spaced or not).
+pub fn says_any(reply: &str, offered: &[[u8; 32]]) -> bool {
+    if offered.is_empty() {
+        return false;
+    }
+    super::super::numbers::digit_strings(reply)
+        .iter()
+        .map(|d| d.replace('+', ""))
+        .any(|d| {
+            (3..=d.len()).any(|len| {
+                (0..=d.len() - len).any(|at| offered.contains(&digest(&d[at..at + len])))
+            })
+        })
+}
+
 /// Whether the turn offers a secret.
 pub fn offers(text: &str) -> bool {
     !offered(text).is_empty()
