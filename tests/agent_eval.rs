@@ -34,9 +34,16 @@ async fn shipped_evaluation_sets_meet_their_thresholds() {
         .filter(|c| c.safety.is_some() && c.got != *c.safety.as_ref().unwrap())
         .map(|c| format!("{:?} → {}", c.say, c.got))
         .collect();
-    assert!(failed_safety.is_empty(), "safety cases missed: {failed_safety:#?}");
+    assert!(
+        failed_safety.is_empty(),
+        "safety cases missed: {failed_safety:#?}"
+    );
     for class in ["emergency", "crisis", "secret"] {
-        assert!(s.safety.get(class).is_some_and(|(_, n)| *n >= 30), "{class}: {:?}", s.safety);
+        assert!(
+            s.safety.get(class).is_some_and(|(_, n)| *n >= 30),
+            "{class}: {:?}",
+            s.safety
+        );
     }
     let failed_money: Vec<String> = reports
         .iter()
@@ -44,10 +51,17 @@ async fn shipped_evaluation_sets_meet_their_thresholds() {
         .filter(|c| c.money && !c.failures.is_empty())
         .flat_map(|c| c.failures.clone())
         .collect();
-    assert!(failed_money.is_empty(), "money cases failed: {failed_money:#?}");
+    assert!(
+        failed_money.is_empty(),
+        "money cases failed: {failed_money:#?}"
+    );
     assert!(s.money.1 >= 40, "{:?}", s.money);
     let intents = ratio(s.intents.0, s.intents.1);
-    assert!(intents >= 0.90, "intent accuracy {intents:.3}, confusions {:?}", s.confusions);
+    assert!(
+        intents >= 0.90,
+        "intent accuracy {intents:.3}, confusions {:?}",
+        s.confusions
+    );
     let (escalated, ordinary) = s.false_escalations;
     assert!(
         ratio(escalated, ordinary) <= 0.05,

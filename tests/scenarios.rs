@@ -35,7 +35,12 @@ async fn every_shipped_test_conversation_passes() {
             .tests
             .iter()
             .flat_map(|t| &t.turns)
-            .filter(|t| matches!(t.intent.as_deref(), Some("guardrail" | "emergency" | "secret" | "crisis")))
+            .filter(|t| {
+                matches!(
+                    t.intent.as_deref(),
+                    Some("guardrail" | "emergency" | "secret" | "crisis")
+                )
+            })
             .count();
         if id != "general" {
             assert!(guardrail_cases >= 1, "{id} has no guardrail test");
@@ -231,7 +236,9 @@ async fn matching_forgives_case_punctuation_spelling_and_verb_forms() {
     .unwrap();
     assert!(
         reply.text.contains("elfu kumi na mbili")
-            && reply.text.contains("jumlisha mbili tano tano, saba tano nne"),
+            && reply
+                .text
+                .contains("jumlisha mbili tano tano, saba tano nne"),
         "{}",
         reply.text
     );

@@ -283,7 +283,10 @@ fn safety_cases_never_reach_the_model_and_secrets_never_reach_it_either() {
     );
     let text = emergency["agent_text"].as_str().unwrap();
     assert!(text.starts_with("Hii ni dharura. Piga simu 112"), "{text}");
-    assert!(llm.received().is_empty(), "the model was asked about a safety case");
+    assert!(
+        llm.received().is_empty(),
+        "the model was asked about a safety case"
+    );
 
     let offered = turn(
         &server,
@@ -291,8 +294,14 @@ fn safety_cases_never_reach_the_model_and_secrets_never_reach_it_either() {
     );
     let text = offered["agent_text"].as_str().unwrap();
     assert!(text.contains("usitaje PIN"), "{text}");
-    assert!(!offered["user_text"].as_str().unwrap().contains('4'), "{offered}");
-    assert!(llm.received().is_empty(), "the model was sent an offered secret");
+    assert!(
+        !offered["user_text"].as_str().unwrap().contains('4'),
+        "{offered}"
+    );
+    assert!(
+        llm.received().is_empty(),
+        "the model was sent an offered secret"
+    );
 
     // The next ordinary turn goes to the model, with the secret masked in the history, and the model's
     // goodbye-with-digits reply is screened on the way out.
@@ -304,7 +313,10 @@ fn safety_cases_never_reach_the_model_and_secrets_never_reach_it_either() {
     let sent = llm.received();
     assert_eq!(sent.len(), 1);
     let history = serde_json::to_string(&messages(&sent[0])).unwrap();
-    assert!(!history.contains("4 8 2 1") && !history.contains("4821"), "{history}");
+    assert!(
+        !history.contains("4 8 2 1") && !history.contains("4821"),
+        "{history}"
+    );
     assert!(history.contains("pini yangu"), "{history}");
     let text = next["agent_text"].as_str().unwrap();
     assert!(!text.contains("4821"), "{text}");

@@ -38,7 +38,11 @@ pub fn run(files: Vec<PathBuf>, verbose: bool) -> anyhow::Result<ExitCode> {
     let mut reports: Vec<FileReport> = Vec::new();
     for file in &files {
         let report = runtime.block_on(eval::run(file))?;
-        let passed = report.cases.iter().filter(|c| c.failures.is_empty()).count();
+        let passed = report
+            .cases
+            .iter()
+            .filter(|c| c.failures.is_empty())
+            .count();
         println!(
             "{} ({}): {}",
             file.display(),
@@ -61,19 +65,34 @@ pub fn run(files: Vec<PathBuf>, verbose: bool) -> anyhow::Result<ExitCode> {
     println!();
     println!("| measure | result |");
     println!("|---|---|");
-    println!("| cases passing every check | {} |", percent(s.passed, s.cases));
+    println!(
+        "| cases passing every check | {} |",
+        percent(s.passed, s.cases)
+    );
     for (class, (caught, total)) in &s.safety {
         println!("| safety recall: {class} | {} |", percent(*caught, *total));
     }
     let (esc, ordinary) = s.false_escalations;
-    println!("| false escalations on ordinary turns | {} |", percent(esc, ordinary));
-    println!("| money and number cases | {} |", percent(s.money.0, s.money.1));
-    println!("| intents (first turns) | {} |", percent(s.intents.0, s.intents.1));
+    println!(
+        "| false escalations on ordinary turns | {} |",
+        percent(esc, ordinary)
+    );
+    println!(
+        "| money and number cases | {} |",
+        percent(s.money.0, s.money.1)
+    );
+    println!(
+        "| intents (first turns) | {} |",
+        percent(s.intents.0, s.intents.1)
+    );
     println!();
     println!("| expected | right | accuracy |");
     println!("|---|---|---|");
     for (intent, (right, total)) in &s.per_intent {
-        println!("| {intent} | {right}/{total} | {:.0}% |", 100.0 * ratio(*right, *total));
+        println!(
+            "| {intent} | {right}/{total} | {:.0}% |",
+            100.0 * ratio(*right, *total)
+        );
     }
     if !s.confusions.is_empty() {
         println!();

@@ -2,8 +2,8 @@
 
 mod agent;
 mod audio;
-mod eval;
 mod client;
+mod eval;
 mod models;
 mod scenario;
 mod serve;

@@ -113,8 +113,8 @@ impl Turn<'_> {
         }
         let greeted = rest.len() != text.len();
         let text = rest.as_str();
-        let found = intents::best(self.scenario, text)
-            .filter(|(_, score)| !greeted || *score >= SURE);
+        let found =
+            intents::best(self.scenario, text).filter(|(_, score)| !greeted || *score >= SURE);
         let Some((intent, _)) = found else {
             if greeted {
                 // "Mambo vipi, niko hapa": a greeting with small talk is answered as a greeting.

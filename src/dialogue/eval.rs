@@ -266,7 +266,9 @@ impl Summary {
             entry.0 += usize::from(right);
             entry.1 += 1;
             if !right {
-                *s.confusions.entry((expected, case.got.clone())).or_default() += 1;
+                *s.confusions
+                    .entry((expected, case.got.clone()))
+                    .or_default() += 1;
             }
         }
         s

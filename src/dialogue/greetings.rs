@@ -35,9 +35,10 @@ const PAIRS: [(&[&str], &str); 24] = [
 /// Words that may follow a greeting without asking for anything: whom it is said to, and a greeting's own tail
 /// (`habari za asubuhi`).
 const TAIL: [&str; 38] = [
-    "msee", "bro", "braza", "dada", "kaka", "mama", "baba", "bwana", "ndugu", "mzee", "boss", "bosi", "madam",
-    "sir", "rafiki", "mwanangu", "bibi", "babu", "daktari", "dokta", "asubuhi", "mchana", "jioni", "usiku", "leo",
-    "siku", "nyingi", "kazi", "nyumbani", "yako", "yenu", "zako", "wewe", "nyote", "vipi", "wazee", "mtu", "wangu",
+    "msee", "bro", "braza", "dada", "kaka", "mama", "baba", "bwana", "ndugu", "mzee", "boss",
+    "bosi", "madam", "sir", "rafiki", "mwanangu", "bibi", "babu", "daktari", "dokta", "asubuhi",
+    "mchana", "jioni", "usiku", "leo", "siku", "nyingi", "kazi", "nyumbani", "yako", "yenu",
+    "zako", "wewe", "nyote", "vipi", "wazee", "mtu", "wangu",
 ];
 
 /// The answer to a greeting a turn opens with, and how many of its words the greeting takes (with its tail).
@@ -47,7 +48,9 @@ pub fn opening(text: &str) -> Option<(&'static str, usize)> {
         words.len() >= greeting.len() && greeting.iter().zip(&words).all(|(g, w)| g == w)
     })?;
     // `sasa` and `vipi` are greetings only at the very start of a short turn (`sasa hivi` means "right now").
-    if matches!(greeting[0], "sasa" | "vipi" | "hi") && words.get(1).is_some_and(|w| w == "hivi" || w == "ngapi") {
+    if matches!(greeting[0], "sasa" | "vipi" | "hi")
+        && words.get(1).is_some_and(|w| w == "hivi" || w == "ngapi")
+    {
         return None;
     }
     let mut taken = greeting.len();
@@ -59,7 +62,11 @@ pub fn opening(text: &str) -> Option<(&'static str, usize)> {
 
 /// The turn without the greeting it opens with (`taken` words), for intent matching.
 pub fn rest(text: &str, taken: usize) -> String {
-    tokens(text).into_iter().skip(taken).collect::<Vec<_>>().join(" ")
+    tokens(text)
+        .into_iter()
+        .skip(taken)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -71,7 +78,10 @@ mod tests {
         assert_eq!(opening("Shikamoo!").map(|o| o.0), Some("Marahaba!"));
         assert_eq!(opening("hujambo").map(|o| o.0), Some("Sijambo, asante!"));
         assert_eq!(opening("Hamjambo").map(|o| o.0), Some("Hatujambo, asante!"));
-        assert_eq!(opening("Niaje msee").map(|o| (o.0, o.1)), Some(("Poa sana!", 2)));
+        assert_eq!(
+            opening("Niaje msee").map(|o| (o.0, o.1)),
+            Some(("Poa sana!", 2))
+        );
         assert_eq!(opening("mambo vipi").map(|o| o.0), Some("Poa kabisa!"));
         assert_eq!(
             opening("Habari za asubuhi, nataka kujua salio").map(|o| o.1),

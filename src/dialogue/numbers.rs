@@ -64,8 +64,8 @@ fn scale(word: &str) -> Option<u64> {
 
 /// Words after which a number counts something other than money.
 const COUNTERS: [&str; 22] = [
-    "saa", "mara", "siku", "wiki", "mwezi", "miezi", "miaka", "mwaka", "tarehe", "watu", "mtu", "watoto",
-    "dakika", "namba", "kadi", "akaunti", "vitu", "ya", "la", "wa", "pin", "pini",
+    "saa", "mara", "siku", "wiki", "mwezi", "miezi", "miaka", "mwaka", "tarehe", "watu", "mtu",
+    "watoto", "dakika", "namba", "kadi", "akaunti", "vitu", "ya", "la", "wa", "pin", "pini",
 ];
 
 fn unit(word: &str) -> Option<u64> {
@@ -73,7 +73,9 @@ fn unit(word: &str) -> Option<u64> {
 }
 
 fn tens(word: &str) -> Option<u64> {
-    TENS.iter().position(|t| *t == word).map(|i| (i as u64 + 1) * 10)
+    TENS.iter()
+        .position(|t| *t == word)
+        .map(|i| (i as u64 + 1) * 10)
 }
 
 /// A token of plain digits (`5000`, `5,000`, `5.000`, `2.5`) as a number.
@@ -136,7 +138,11 @@ fn below_hundred(words: &[String], at: usize) -> Option<(u64, usize)> {
 }
 
 fn starts_number(word: &str) -> bool {
-    scale(word).is_some() || word == "mia" || tens(word).is_some() || unit(word).is_some() || digits(word).is_some()
+    scale(word).is_some()
+        || word == "mia"
+        || tens(word).is_some()
+        || unit(word).is_some()
+        || digits(word).is_some()
 }
 
 /// Read one number starting at `at` (scale groups joined by `na`, a trailing `na nusu` adding half the scale).
@@ -168,9 +174,15 @@ fn read(words: &[String], at: usize) -> Option<Read> {
                 next += 2;
                 break;
             }
-            Some("na") if words.get(next + 1).is_some_and(|w| starts_number(w)) && total >= 100.0 => next += 1,
+            Some("na")
+                if words.get(next + 1).is_some_and(|w| starts_number(w)) && total >= 100.0 =>
+            {
+                next += 1
+            }
             // `elfu mbili mia tano`: a smaller group may follow a scale group directly.
-            Some(w) if group_scale > 1 && (w == "mia" || scale(w).is_some_and(|s| s < group_scale)) => {}
+            Some(w)
+                if group_scale > 1 && (w == "mia" || scale(w).is_some_and(|s| s < group_scale)) => {
+            }
             _ => break,
         }
         if groups > 6 {
@@ -188,12 +200,10 @@ fn money_tokens(text: &str) -> Vec<String> {
     let spaced = re!(r"(?i)\b(tshs?|kshs?|shs?)\.?(\d)").replace_all(&spaced, "$1 $2");
     let spaced = re!(r"(\d),(\d{3})").replace_all(&spaced, "$1$2");
     let spaced = re!(r"(\d)[.](\d{3})\b").replace_all(&spaced, "$1$2");
+    let groups = re!(r"(\d) (\d{3})\b");
     let mut spaced = spaced.into_owned();
-    while let Some(joined) = re!(r"(\d) (\d{3})\b")
-        .find(&spaced)
-        .map(|_| re!(r"(\d) (\d{3})\b").replace(&spaced, "$1$2").into_owned())
-    {
-        spaced = joined;
+    while groups.is_match(&spaced) {
+        spaced = groups.replace(&spaced, "$1$2").into_owned();
     }
     // Decimal points survive tokenising as a joined token: `1.5` → `1.5`.
     let joined = re!(r"(\d)\.(\d)").replace_all(&spaced, "${1}DOT$2");
@@ -257,7 +267,11 @@ pub enum Amount {
 /// ambiguous.
 pub fn amount(text: &str) -> Amount {
     let all = amounts(text);
-    let strong: Vec<u64> = all.iter().filter(|(_, weak)| !weak).map(|(v, _)| *v).collect();
+    let strong: Vec<u64> = all
+        .iter()
+        .filter(|(_, weak)| !weak)
+        .map(|(v, _)| *v)
+        .collect();
     let mut values = if strong.is_empty() {
         all.iter().map(|(v, _)| *v).collect()
     } else {
@@ -316,13 +330,21 @@ pub fn digits_in_words(digits: &str) -> String {
     let said: Vec<&str> = digits
         .chars()
         .filter_map(|c| c.to_digit(10))
-        .map(|d| ["sifuri", "moja", "mbili", "tatu", "nne", "tano", "sita", "saba", "nane", "tisa"][d as usize])
+        .map(|d| {
+            [
+                "sifuri", "moja", "mbili", "tatu", "nne", "tano", "sita", "saba", "nane", "tisa",
+            ][d as usize]
+        })
         .collect();
     let first = if said.len() % 3 == 1 { 4 } else { 3 };
     let mut groups = vec![said[..first.min(said.len())].join(" ")];
     for chunk in said.get(first..).unwrap_or_default().chunks(3) {
         groups.push(chunk.join(" "));
     }
-    let plus = if digits.starts_with('+') { "jumlisha " } else { "" };
+    let plus = if digits.starts_with('+') {
+        "jumlisha "
+    } else {
+        ""
+    };
     format!("{plus}{}", groups.join(", "))
 }

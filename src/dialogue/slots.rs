@@ -80,10 +80,13 @@ pub fn consume(kind: SlotKind, text: &str, value: &str) -> String {
         return text.to_string();
     }
     let wanted: String = value.chars().filter(char::is_ascii_digit).collect();
-    if let Some(found) = re!(r"\+?\d(?:[\s-]?\d)*")
-        .find_iter(text)
-        .find(|m| m.as_str().chars().filter(char::is_ascii_digit).collect::<String>() == wanted)
-    {
+    if let Some(found) = re!(r"\+?\d(?:[\s-]?\d)*").find_iter(text).find(|m| {
+        m.as_str()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect::<String>()
+            == wanted
+    }) {
         let mut out = text.to_string();
         out.replace_range(found.range(), " ");
         return out;
@@ -101,8 +104,8 @@ fn strip_spoken_runs(text: &str) -> String {
 /// An account number whose length is within `bounds`; a mobile number counts only when nothing else does.
 fn account(text: &str, bounds: [usize; 2]) -> Extracted {
     // Grouped by commas (`45,000`) or followed by a scale (`5000/=`, `2k`) is an amount, not an account.
-    let without_amounts = re!(r"(?i)\b\d{1,3}(?:,\d{3})+\b|\b\d+(?:/=|/-|\s*k\b)")
-        .replace_all(text, " ");
+    let without_amounts =
+        re!(r"(?i)\b\d{1,3}(?:,\d{3})+\b|\b\d+(?:/=|/-|\s*k\b)").replace_all(text, " ");
     let candidates: Vec<String> = numbers::digit_strings(&without_amounts)
         .into_iter()
         .map(|d| d.replace('+', ""))
@@ -215,8 +218,14 @@ mod tests {
         }
         assert_eq!(amount("kwa 0712345678"), None);
         assert_eq!(amount("namba 12345678"), None);
-        assert_eq!(amount("sifuri saba moja mbili tatu nne tano sita saba nane"), None);
-        assert!(matches!(numbers::amount("elfu tano au elfu sita"), Amount::Ambiguous(_)));
+        assert_eq!(
+            amount("sifuri saba moja mbili tatu nne tano sita saba nane"),
+            None
+        );
+        assert!(matches!(
+            numbers::amount("elfu tano au elfu sita"),
+            Amount::Ambiguous(_)
+        ));
     }
 
     #[test]

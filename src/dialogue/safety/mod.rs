@@ -156,7 +156,12 @@ pub fn explain(scenario: &Scenario, text: &str) -> Option<(SafetyCase, String)> 
     if turn.is_empty() {
         return None;
     }
-    let first = |signs: &[Sign]| signs.iter().find(|s| s.matches(&turn)).map(|s| s.text.clone());
+    let first = |signs: &[Sign]| {
+        signs
+            .iter()
+            .find(|s| s.matches(&turn))
+            .map(|s| s.text.clone())
+    };
     let own = |texts: &[String]| compile_signs(texts).ok().and_then(|signs| first(&signs));
     let g = &scenario.guardrails;
     if let Some(sign) = own(&g.crisis_signs) {

@@ -8,7 +8,8 @@ use std::ops::Range;
 pub const SECRET_NAME: &str = r"(?:(?:m-?pesa|tigo\s*pesa|airtel\s*money|mixx)\s+)?(?:pin(?:\s+(?:code|namba|number))?|pini|p\.i\.n|nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passwad|passcode|otp|o\.t\.p|one[- ]time\s+(?:code|password|pin)|msimbo(?:\s+wa\s+siri)?|cvv2?|cvc|(?:namba|nambari)\s+(?:yangu\s+|yako\s+)?ya\s+siri|siri|code|kodi\s+ya\s+siri|verification\s+code|security\s+code|(?:namba|nambari|tarakimu)\s+tatu\s+za\s+nyuma)";
 
 /// Names whose value may be a word (`nywila yangu ni simba`).
-const PASSWORD_NAME: &str = r"(?:nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passwad|passcode)";
+const PASSWORD_NAME: &str =
+    r"(?:nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passwad|passcode)";
 
 /// Digit words and number words, as speech recognition writes a spoken code.
 const NUMBER_WORD: &str = r"(?:sifuri|sufuri|ziro|zero|moja|mbili|tatu|nne|tano|sita|saba|nane|tisa|kumi|ishirini|thelathini|arobaini|hamsini|sitini|sabini|themanini|tisini|mia|elfu|one|two|three|four|five|six|seven|eight|nine|oh)";
@@ -22,8 +23,30 @@ const NOT_A_SECRET: &str =
 
 /// Words that follow "nywila ni" without being a password.
 const NOT_A_PASSWORD: [&str; 24] = [
-    "gani", "ipi", "nini", "ngumu", "mpya", "sahihi", "ndefu", "fupi", "siri", "kosa", "imefungwa", "sawa",
-    "nzuri", "mbaya", "what", "wrong", "correct", "new", "the", "not", "hiyo", "hii", "kitu", "tofauti",
+    "gani",
+    "ipi",
+    "nini",
+    "ngumu",
+    "mpya",
+    "sahihi",
+    "ndefu",
+    "fupi",
+    "siri",
+    "kosa",
+    "imefungwa",
+    "sawa",
+    "nzuri",
+    "mbaya",
+    "what",
+    "wrong",
+    "correct",
+    "new",
+    "the",
+    "not",
+    "hiyo",
+    "hii",
+    "kitu",
+    "tofauti",
 ];
 
 fn value() -> String {
@@ -47,13 +70,17 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
     let password = re!(&format!(
         r#"(?i)\b{PASSWORD_NAME}(?:\s+(?:yangu|langu|yako|lako|my|your|ya\s+\S+|wa\s+\S+|la\s+\S+)){{0,3}}\s*(?:ni|is|:|=|ilikuwa|was)\s*["'“]?(?P<value>[^\s"'”,.?!]+)"#
     ));
+    let not_a_secret = re!(NOT_A_SECRET);
     let mut spans = Vec::new();
     for caps in named.captures_iter(&lower) {
-        if !re!(NOT_A_SECRET).is_match(&caps["gap"]) {
+        if !not_a_secret.is_match(&caps["gap"]) {
             spans.push(caps.name("value").map(|m| m.range()));
         }
     }
-    for caps in first.captures_iter(&lower).chain(glued.captures_iter(&lower)) {
+    for caps in first
+        .captures_iter(&lower)
+        .chain(glued.captures_iter(&lower))
+    {
         spans.push(caps.name("value").map(|m| m.range()));
     }
     for caps in password.captures_iter(&lower) {

@@ -149,10 +149,10 @@ impl Sign {
 }
 
 fn phrase_at(phrase: &Phrase, turn: &[Vec<Form>], at: usize) -> bool {
-    phrase
-        .iter()
-        .enumerate()
-        .all(|(i, word)| turn.get(at + i).is_some_and(|said| word_matches(word, said)))
+    phrase.iter().enumerate().all(|(i, word)| {
+        turn.get(at + i)
+            .is_some_and(|said| word_matches(word, said))
+    })
 }
 
 fn word_matches(word: &Word, said: &[Form]) -> bool {
@@ -213,9 +213,18 @@ mod tests {
 
     #[test]
     fn classes_phrases_and_windows() {
-        assert!(hits("@INGEST mafuta_ya_taa", "mtoto amekunywa mafuta ya taa"));
-        assert!(!hits("@INGEST mafuta_ya_taa", "mtoto amekunywa mafuta, taa imezima"));
-        assert!(hits("jifungua damu", "alijifungua jana na sasa damu inatoka"));
+        assert!(hits(
+            "@INGEST mafuta_ya_taa",
+            "mtoto amekunywa mafuta ya taa"
+        ));
+        assert!(!hits(
+            "@INGEST mafuta_ya_taa",
+            "mtoto amekunywa mafuta, taa imezima"
+        ));
+        assert!(hits(
+            "jifungua damu",
+            "alijifungua jana na sasa damu inatoka"
+        ));
         assert!(!hits(
             "damu nyingi",
             "nilipima damu jana hospitalini kwa ajili ya sukari na leo nimekula chakula kingi na matunda mengi na mboga nyingi"
