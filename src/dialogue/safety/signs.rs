@@ -141,9 +141,11 @@ impl Sign {
         }
         // Some start from which every term has a position inside the window.
         positions.iter().flatten().any(|&start| {
-            positions
-                .iter()
-                .all(|found| found.iter().any(|&p| p >= start && p < start + self.window))
+            positions.iter().all(|found| {
+                found
+                    .iter()
+                    .any(|&p| p >= start && p < start.saturating_add(self.window))
+            })
         })
     }
 }
