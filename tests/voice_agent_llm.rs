@@ -321,3 +321,44 @@ fn safety_cases_never_reach_the_model_and_secrets_never_reach_it_either() {
     let text = next["agent_text"].as_str().unwrap();
     assert!(!text.contains("4821"), "{text}");
 }
+
+#[test]
+fn a_tool_call_with_an_implausible_amount_is_refused_before_any_money_moves() {
+    let bank = FakeHttp::start(|_, _| Answer::json(200, json!({ "reference": "TX1" })));
+    let llm = FakeHttp::start(|_, i| {
+        if i == 0 {
+            completion(
+                json!({
+                    "role": "assistant",
+                    "content": null,
+                    "tool_calls": [{
+                        "id": "call_1",
+                        "type": "function",
+                        // "thao mbili" misheard by the model as 2 shillings, and a phone in words.
+                        "function": { "name": "send_money", "arguments": "{\"amount\":\"2\",\"phone\":\"sifuri saba tano tano moja mbili tatu nne tano sita\"}" }
+                    }]
+                }),
+                "tool_calls",
+            )
+        } else {
+            says("Samahani, ni kiasi gani hasa?")
+        }
+    });
+    let (_data, server) = start(&llm, &[("SAUTI_BANKING_API", bank.base.as_str())]);
+    let body = turn(
+        &server,
+        json!({ "text": "tuma thao mbili kwa 0755123456", "scenario": "banking" }),
+    );
+    assert_eq!(body["agent_text"], "Samahani, ni kiasi gani hasa?");
+    assert!(
+        bank.received().is_empty(),
+        "money moved on an implausible amount"
+    );
+    let second = messages(&llm.received()[1]);
+    let tool = second.iter().find(|m| m["role"] == "tool").unwrap();
+    let content = tool["content"].as_str().unwrap();
+    assert!(
+        content.contains("amount") && content.contains("100"),
+        "{content}"
+    );
+}

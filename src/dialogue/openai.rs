@@ -356,15 +356,20 @@ impl OpenAiBackend {
             Ok(Value::Object(map)) => map,
             _ => return json!({ "ok": false, "error": "arguments must be a JSON object" }),
         };
-        // Only declared arguments go out, as strings.
+        // Only declared arguments go out, as strings, each read by the same extractor (and bounds) as the
+        // scenario's slot of that name: the model's "2" for an amount is refused like a caller's.
         let mut sent = Map::new();
-        for argument in action.arguments.keys() {
-            match given.get(argument) {
-                Some(Value::String(s)) => sent.insert(argument.clone(), Value::String(s.clone())),
-                Some(other) if !other.is_null() => {
-                    sent.insert(argument.clone(), Value::String(other.to_string()))
-                }
+        for (argument, kind) in &action.arguments {
+            let said = match given.get(argument) {
+                Some(Value::String(s)) => s.clone(),
+                Some(other) if !other.is_null() => other.to_string(),
                 _ => return json!({ "ok": false, "error": format!("missing argument {argument}") }),
+            };
+            match super::slots::check_argument(scenario, argument, *kind, &said) {
+                Ok(value) => sent.insert(argument.clone(), Value::String(value)),
+                Err(problem) => {
+                    return json!({ "ok": false, "error": format!("{argument}: {problem}; ask the caller again") })
+                }
             };
         }
         let outcome = self.actions.call(name, action, &sent).await;

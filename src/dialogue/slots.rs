@@ -52,6 +52,45 @@ pub fn extract(slot: &Slot, text: &str, today: OffsetDateTime) -> Extracted {
     }
 }
 
+/// An action argument given by an LLM backend, read as the scenario's slot of that name would read it (or as a
+/// slot of `kind` without bounds): the value to send, or why it cannot be sent.
+pub fn check_argument(
+    scenario: &super::scenario::Scenario,
+    name: &str,
+    kind: SlotKind,
+    said: &str,
+) -> Result<String, String> {
+    if matches!(kind, SlotKind::Date | SlotKind::Text) {
+        return Ok(said.trim().to_string());
+    }
+    let unbounded = Slot {
+        kind,
+        prompt: String::new(),
+        invalid: None,
+        min: None,
+        max: None,
+        digits: None,
+        out_of_range: None,
+    };
+    let slot = scenario
+        .slots
+        .get(name)
+        .filter(|s| s.kind == kind)
+        .unwrap_or(&unbounded);
+    match extract(slot, said, OffsetDateTime::now_utc()) {
+        Extracted::Value(value) => Ok(value),
+        Extracted::Rejected(heard) => Err(format!(
+            "{heard:?} is not a plausible value{}",
+            match (slot.min, slot.max, slot.digits) {
+                (Some(low), Some(high), _) => format!(" (from {low} to {high})"),
+                (_, _, Some([low, high])) => format!(" ({low} to {high} digits)"),
+                _ => String::new(),
+            }
+        )),
+        Extracted::Nothing => Err(format!("{said:?} is not a {kind:?} value")),
+    }
+}
+
 fn is_phone(digits: &str) -> bool {
     re!(r"^(?:\+?(?:255|254)|0)[167]\d{8}$").is_match(digits)
 }
