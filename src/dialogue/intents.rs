@@ -119,23 +119,42 @@ pub fn best<'a>(scenario: &'a Scenario, text: &str) -> Option<(&'a Intent, f32)>
 }
 
 /// Words that say yes.
-const YES: [&str; 12] = [
+const YES: [&str; 30] = [
     "ndiyo",
     "ndio",
+    "ndo",
     "sawa",
     "thibitisha",
     "nathibitisha",
     "naam",
     "yes",
+    "yeah",
+    "yep",
+    "sure",
     "ok",
     "okay",
+    "oky",
     "endelea",
     "kubali",
     "nakubali",
+    "eeh",
+    "ee",
+    "eh",
+    "eee",
+    "poa",
+    "haya",
+    "safi",
+    "kabisa",
+    "tuma",
+    "lipa",
+    "nunua",
+    "zuia",
+    "fanya",
 ];
 /// Words that say no or cancel. (`la` also means "of", so it counts only as a whole turn.)
-const NO: [&str; 10] = [
-    "hapana", "acha", "sitisha", "ghairi", "no", "cancel", "stop", "sitaki", "achana", "siyo",
+const NO: [&str; 17] = [
+    "hapana", "acha", "sitisha", "ghairi", "no", "nope", "cancel", "stop", "sitaki", "achana", "siyo",
+    "subiri", "ngoja", "wacha", "batilisha", "usitume", "usilipe",
 ];
 /// Words that turn a following yes into a no: `si sawa`, `sio sawa`, `not ok`.
 const NEGATORS: [&str; 5] = ["si", "sio", "siyo", "not", "don't"];
