@@ -2,7 +2,7 @@
 //! all its verb forms and forgiving one wrong letter in long words.
 
 use super::scenario::{Intent, Scenario};
-use super::words::{forms, tokens, words_match};
+use super::words::{analyze_pattern, forms, tokens, words_match};
 
 /// Words too common to tell intents apart.
 const STOPWORDS: [&str; 48] = [
@@ -73,6 +73,23 @@ pub fn content(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// A keyword's words, each with the readings of a pattern.
+fn keyword_content(text: &str) -> Vec<Vec<String>> {
+    tokens(text)
+        .into_iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| {
+            let mut stems: Vec<String> = Vec::new();
+            for form in analyze_pattern(&w) {
+                if !stems.contains(&form.stem) {
+                    stems.push(form.stem);
+                }
+            }
+            stems
+        })
+        .collect()
+}
+
 /// Dice overlap of two word lists (each word given as its forms).
 fn overlap(a: &[Vec<String>], b: &[Vec<String>]) -> f32 {
     if a.is_empty() || b.is_empty() {
@@ -96,12 +113,18 @@ pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
         .iter()
         .map(|e| overlap(said, &content(e)))
         .fold(0.0, f32::max);
-    let keyword = intent.keywords.iter().any(|keyword| {
-        let words = content(keyword);
-        !words.is_empty() && words.iter().all(|k| said.iter().any(|s| words_match(s, k)))
-    });
-    if keyword {
-        0.75 + 0.25 * examples
+    // Keywords are read as written (prefixes stripped, not object markers or extensions: `tutaonana` is not
+    // `kumwona`); every keyword found adds a little, so the intent whose words the turn uses most wins a tie.
+    let hits = intent
+        .keywords
+        .iter()
+        .filter(|keyword| {
+            let words = keyword_content(keyword);
+            !words.is_empty() && words.iter().all(|k| said.iter().any(|s| words_match(s, k)))
+        })
+        .count();
+    if hits > 0 {
+        0.75 + 0.05 * (hits - 1).min(3) as f32 + 0.2 * examples
     } else {
         examples
     }

@@ -306,15 +306,20 @@ pub fn digit_strings(text: &str) -> Vec<String> {
     while at < words.len() {
         let run = digit_run(&words, at);
         if run >= 4 {
-            let said: String = words[at..at + run]
-                .iter()
-                .filter_map(|w| DIGITS.iter().find(|(d, _)| d == w).map(|(_, c)| *c))
+            // "plus" or "jumlisha" before the digits is the `+` of an international number.
+            let plus = at > 0 && matches!(words[at - 1].as_str(), "plus" | "jumlisha" | "jumlishi");
+            let said: String = plus
+                .then_some('+')
+                .into_iter()
+                .chain(words[at..at + run].iter().filter_map(|w| {
+                    DIGITS.iter().find(|(d, _)| d == w).map(|(_, c)| *c)
+                }))
                 .collect();
             out.push(said);
             at += run;
-        } else {
-            at += 1;
+            continue;
         }
+        at += 1;
     }
     out
 }

@@ -187,13 +187,16 @@ pub fn forms(word: &str) -> Vec<String> {
     out
 }
 
-/// Whether two words match: equal, or (both five letters or more) one letter apart.
+/// Whether two words match: equal, or one letter missing or extra (five letters or more), or one letter wrong
+/// (six letters or more).
 pub fn similar(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.len().min(b.len()) < 5 || a.len().abs_diff(b.len()) > 1 {
+    // A letter missing or extra from five letters on, a wrong letter from six (`cheka` is not `cheza`).
+    let shortest = if a.len() == b.len() { 6 } else { 5 };
+    if a.len().min(b.len()) < shortest || a.len().abs_diff(b.len()) > 1 {
         return false;
     }
     within_one_edit(&a, &b)

@@ -55,6 +55,7 @@ struct CategoryFile {
 struct ResolvedFile {
     past: Vec<String>,
     recovered: Vec<String>,
+    asking: Vec<String>,
     current: Vec<String>,
 }
 
@@ -80,6 +81,7 @@ pub struct Lexicon {
     pub categories: Vec<Category>,
     past: Vec<Sign>,
     recovered: Vec<Sign>,
+    asking: Vec<Sign>,
     current: Vec<Sign>,
 }
 
@@ -115,6 +117,8 @@ impl Lexicon {
         Ok(Self {
             past: compile_all(&file.resolved.past, &classes, whole).map_err(|e| e.to_string())?,
             recovered: compile_all(&file.resolved.recovered, &classes, whole)
+                .map_err(|e| e.to_string())?,
+            asking: compile_all(&file.resolved.asking, &classes, whole)
                 .map_err(|e| e.to_string())?,
             current: compile_all(&file.resolved.current, &classes, whole)
                 .map_err(|e| e.to_string())?,
@@ -168,8 +172,10 @@ pub fn explain(scenario: &Scenario, text: &str) -> Option<(SafetyCase, String)> 
         return Some((SafetyCase::Crisis, sign));
     }
     // Something past and over: a past marker, and either a recovery or nothing that says it is happening now.
-    let resolved = first(&lexicon.past).is_some()
-        && (first(&lexicon.recovered).is_some() || first(&lexicon.current).is_none());
+    // Or a question asked "just to know".
+    let resolved = (first(&lexicon.past).is_some()
+        && (first(&lexicon.recovered).is_some() || first(&lexicon.current).is_none()))
+        || first(&lexicon.asking).is_some();
     for category in &lexicon.categories {
         let Some(sign) = first(&category.signs) else {
             continue;

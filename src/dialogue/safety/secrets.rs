@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 /// Names of secrets (Swahili, English, and what callers say for them).
-pub const SECRET_NAME: &str = r"(?:(?:m-?pesa|tigo\s*pesa|airtel\s*money|mixx)\s+)?(?:pin(?:\s+(?:code|namba|number))?|pini|p\.i\.n|nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passwad|passcode|otp|o\.t\.p|one[- ]time\s+(?:code|password|pin)|msimbo(?:\s+wa\s+siri)?|cvv2?|cvc|(?:namba|nambari)\s+(?:yangu\s+|yako\s+)?ya\s+siri|siri|code|kodi\s+ya\s+siri|verification\s+code|security\s+code|(?:namba|nambari|tarakimu)\s+tatu\s+za\s+nyuma)";
+pub const SECRET_NAME: &str = r"(?:(?:m-?pesa|tigo\s*pesa|airtel\s*money|mixx)\s+)?(?:pin(?:\s+(?:code|namba|number))?|pini|p\.i\.n|nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passwad|passcode|otp|o\.t\.p|one[- ]time\s+(?:code|password|pin)|msimbo(?:\s+wa\s+siri)?|cvv2?|cvc|(?:namba|nambari)\s+(?:yangu\s+|yako\s+)?ya\s+siri|siri|code|kodi\s+ya\s+siri|verification\s+code|security\s+code|(?:namba|nambari|code|msimbo)\s+ya\s+uthibitisho|(?:namba|nambari|tarakimu)\s+tatu\s+za\s+nyuma)";
 
 /// Names whose value may be a word (`nywila yangu ni simba`).
 const PASSWORD_NAME: &str =
@@ -14,12 +14,12 @@ const PASSWORD_NAME: &str =
 /// Digit words and number words, as speech recognition writes a spoken code.
 const NUMBER_WORD: &str = r"(?:sifuri|sufuri|ziro|zero|moja|mbili|tatu|nne|tano|sita|saba|nane|tisa|kumi|ishirini|thelathini|arobaini|hamsini|sitini|sabini|themanini|tisini|mia|elfu|one|two|three|four|five|six|seven|eight|nine|oh)";
 
-/// Up to six words (and separators) between a secret's name and its value: `PIN yangu ya M-Pesa ni: 1234`.
-const GAP: &str = r"(?:[\s:,=.-]+[^\s\d:,=.-]+){0,6}?[\s:,=.-]*";
+/// Up to ten words (and separators) between a secret's name and its value: `PIN yangu ya M-Pesa ni: 1234`.
+const GAP: &str = r"(?:[\s:,=.-]+[^\s\d:,=.-]+){0,10}?[\s:,=.-]*";
 
 /// Words between a name and a value that make the number something else (a till or business number, a promotion).
 const NOT_A_SECRET: &str =
-    r"(?i)\b(?:biashara|malipo|kampuni|till|paybill|promo|ofa|offer|akaunti|account|simu|phone)\b";
+    r"(?i)\b(?:biashara|malipo|kampuni|till|paybill|promo|ofa|offer|akaunti|account|mara|shilingi|tsh|ksh|elfu|laki)\b";
 
 /// Words that follow "nywila ni" without being a password.
 const NOT_A_PASSWORD: [&str; 24] = [
@@ -72,8 +72,10 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
     ));
     let not_a_secret = re!(NOT_A_SECRET);
     let mut spans = Vec::new();
+    let phone = re!(r"^\+?(?:0[167]\d{8}|25[45][167]\d{8})$");
     for caps in named.captures_iter(&lower) {
-        if !not_a_secret.is_match(&caps["gap"]) {
+        let digits: String = caps["value"].chars().filter(|c| !c.is_whitespace() && *c != '-').collect();
+        if !not_a_secret.is_match(&caps["gap"]) && !phone.is_match(&digits) {
             spans.push(caps.name("value").map(|m| m.range()));
         }
     }

@@ -174,11 +174,12 @@ fn word_matches(word: &Word, said: &[Form]) -> bool {
     })
 }
 
-/// Equal, or (both `TYPO_MIN` letters or more) one letter apart.
+/// Equal, or (both `TYPO_MIN` letters or more) one letter missing or extra, or (one more letter still) one
+/// letter wrong: `jichoma` is not `nichoma`.
 fn close(a: &str, b: &str) -> bool {
-    a == b
-        || (a.chars().count().min(b.chars().count()) >= TYPO_MIN
-            && super::super::words::similar(a, b))
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    let shortest = if la == lb { TYPO_MIN + 1 } else { TYPO_MIN };
+    a == b || (la.min(lb) >= shortest && super::super::words::similar(a, b))
 }
 
 /// A turn's words, each with all its readings.
