@@ -189,7 +189,13 @@ impl Turn<'_> {
                     return Some(active.intent.clone());
                 }
                 let filled = self.fill_slots(&flow, text, Some(slot));
-                if !filled && switching() {
+                // A free-text answer ("Juma, kikohozi cha muda mrefu") is the answer, whatever it mentions.
+                let free_text = self
+                    .scenario
+                    .slots
+                    .get(slot)
+                    .is_some_and(|s| s.kind == SlotKind::Text);
+                if !filled && !free_text && switching() {
                     self.session.flow = None;
                     return None;
                 }

@@ -63,9 +63,48 @@ pub const THRESHOLD: f32 = 0.45;
 /// intents apart no better than stopwords.
 const STOP_STEMS: [&str; 4] = ["taka", "omba", "hitaji", "weza"];
 
+/// Words callers use for the same thing (English, Sheng, spelling), read as the Swahili word the scenarios use.
+const SYNONYMS: [(&str, &str); 22] = [
+    ("account", "akaunti"),
+    ("acc", "akaunti"),
+    ("card", "kadi"),
+    ("balance", "salio"),
+    ("money", "pesa"),
+    ("hela", "pesa"),
+    ("doo", "pesa"),
+    ("chapaa", "pesa"),
+    ("mkwanja", "pesa"),
+    ("ganji", "pesa"),
+    ("mulla", "pesa"),
+    ("fedha", "pesa"),
+    ("clinic", "kliniki"),
+    ("kliniki", "kliniki"),
+    ("appointment", "miadi"),
+    ("appointments", "miadi"),
+    ("pressure", "presha"),
+    ("bp", "presha"),
+    ("doctor", "daktari"),
+    ("dokta", "daktari"),
+    ("daktari", "daktari"),
+    ("hospital", "hospitali"),
+];
+
+/// A turn's words with synonyms read as the scenario's words.
+fn canonical(text: &str) -> Vec<String> {
+    tokens(text)
+        .into_iter()
+        .map(|w| {
+            SYNONYMS
+                .iter()
+                .find(|(from, _)| *from == w)
+                .map_or(w, |(_, to)| (*to).to_string())
+        })
+        .collect()
+}
+
 /// A turn's content words (stopwords and verbs of wanting left out), each as its forms.
 pub fn content(text: &str) -> Vec<Vec<String>> {
-    tokens(text)
+    canonical(text)
         .into_iter()
         .filter(|w| !STOPWORDS.contains(&w.as_str()))
         .map(|w| forms(&w))
@@ -75,7 +114,7 @@ pub fn content(text: &str) -> Vec<Vec<String>> {
 
 /// A keyword's words, each with the readings of a pattern.
 fn keyword_content(text: &str) -> Vec<Vec<String>> {
-    tokens(text)
+    canonical(text)
         .into_iter()
         .filter(|w| !STOPWORDS.contains(&w.as_str()))
         .map(|w| {

@@ -324,9 +324,24 @@ pub fn digit_strings(text: &str) -> Vec<String> {
     out
 }
 
-/// A number in Swahili words, as a confirmation reads it back: 2,000 → "elfu mbili".
+/// An amount in Swahili words, as a confirmation reads it back and as callers say it, with `laki` for hundreds
+/// of thousands: 2,000 → "elfu mbili", 150,000 → "laki moja na elfu hamsini", 2,500,000 → "milioni mbili na laki
+/// tano".
 pub fn in_words(n: u64) -> String {
-    crate::tts::normalize::numbers::cardinal(n)
+    let cardinal = crate::tts::normalize::numbers::cardinal;
+    let (millions, rest) = (n / 1_000_000, n % 1_000_000);
+    let (lakhs, rest) = (rest / 100_000, rest % 100_000);
+    let mut parts = Vec::new();
+    if millions > 0 {
+        parts.push(format!("milioni {}", cardinal(millions)));
+    }
+    if lakhs > 0 {
+        parts.push(format!("laki {}", cardinal(lakhs)));
+    }
+    if rest > 0 || parts.is_empty() {
+        parts.push(cardinal(rest));
+    }
+    parts.join(" na ")
 }
 
 /// Digits read one by one in words, in groups of three or four: "0712345678" → "sifuri saba moja mbili, tatu nne

@@ -186,6 +186,27 @@ pub fn date(text: &str, now: OffsetDateTime) -> Option<Date> {
         let month = Month::try_from(caps[2].parse::<u8>().ok()?).ok()?;
         return Date::from_calendar_date(caps[3].parse().ok()?, month, caps[1].parse().ok()?).ok();
     }
+    // `tarehe 14` or `tarehe 14 mwezi huu`: that day of this month, or of the next once it has passed
+    // (`mwezi ujao` says next month outright).
+    if let Some(caps) = re!(r"(?i)\btarehe\s+(\d{1,2})\b(?:\s+(?:ya\s+)?mwezi\s+(huu|ujao))?").captures(text) {
+        let later = words.iter().any(|w| MONTHS.contains(&w.as_str()));
+        if !later {
+            let day: u8 = caps[1].parse().ok()?;
+            let next_month = |d: Date| {
+                let (y, m) = if d.month() == Month::December {
+                    (d.year() + 1, Month::January)
+                } else {
+                    (d.year(), d.month().next())
+                };
+                Date::from_calendar_date(y, m, day).ok()
+            };
+            let this = Date::from_calendar_date(today.year(), today.month(), day).ok();
+            return match caps.get(2).map(|m| m.as_str().to_lowercase()) {
+                Some(m) if m == "ujao" => next_month(today),
+                _ => this.filter(|d| *d >= today).or_else(|| next_month(today)),
+            };
+        }
+    }
     for (i, word) in words.iter().enumerate() {
         match word.as_str() {
             "leo" => return Some(today),
@@ -295,5 +316,8 @@ mod tests {
         assert_eq!(date("12/03/2027", now), Some(date!(2027 - 03 - 12)));
         assert_eq!(date("tarehe 5 januari", now), Some(date!(2027 - 01 - 05)));
         assert_eq!(date("sijui", now), None);
+        assert_eq!(date("tarehe 28 mwezi huu", now), Some(date!(2026 - 11 - 28)));
+        assert_eq!(date("tarehe 14", now), Some(date!(2026 - 12 - 14)));
+        assert_eq!(date("tarehe 3 mwezi ujao", now), Some(date!(2026 - 12 - 03)));
     }
 }
