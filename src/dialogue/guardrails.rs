@@ -74,12 +74,11 @@ fn repeats_secret(reply: &str, user_text: &str) -> bool {
         return false;
     }
     let lower_reply = reply.to_lowercase();
-    let lower = user_text.to_lowercase();
     offered
         .iter()
-        .filter_map(|span| lower.get(span.clone()))
+        .filter_map(|span| user_text.get(span.clone()))
         .chain(re!(r"\d{3,}").find_iter(user_text).map(|m| m.as_str()))
-        .any(|value| lower_reply.contains(value))
+        .any(|value| lower_reply.contains(&value.to_lowercase()))
 }
 
 /// A reply that names a dose or a diagnosis.

@@ -215,8 +215,23 @@ const YES: [&str; 30] = [
 ];
 /// Words that say no or cancel. (`la` also means "of", so it counts only as a whole turn.)
 const NO: [&str; 17] = [
-    "hapana", "acha", "sitisha", "ghairi", "no", "nope", "cancel", "stop", "sitaki", "achana", "siyo",
-    "subiri", "ngoja", "wacha", "batilisha", "usitume", "usilipe",
+    "hapana",
+    "acha",
+    "sitisha",
+    "ghairi",
+    "no",
+    "nope",
+    "cancel",
+    "stop",
+    "sitaki",
+    "achana",
+    "siyo",
+    "subiri",
+    "ngoja",
+    "wacha",
+    "batilisha",
+    "usitume",
+    "usilipe",
 ];
 /// Words that turn a following yes into a no: `si sawa`, `sio sawa`, `not ok`.
 const NEGATORS: [&str; 5] = ["si", "sio", "siyo", "not", "don't"];

@@ -194,16 +194,30 @@ fn read(words: &[String], at: usize) -> Option<Read> {
     (value > 0).then_some(Read { value, next, weak })
 }
 
-/// Split `2k`, `1.5m`, `5000/=`, `tsh5000` into words the reader knows.
-fn money_tokens(text: &str) -> Vec<String> {
+/// Split `2k`, `1.5m`, `5000/=`, `tsh5000` into words the reader knows; `grouped` gets the numbers written with
+/// thousands separators.
+fn money_tokens(text: &str, grouped: &mut Vec<String>) -> Vec<String> {
     let spaced = re!(r"(?i)(\d)(k|m|mil)\b").replace_all(text, "$1 $2");
     let spaced = re!(r"(?i)\b(tshs?|kshs?|shs?)\.?(\d)").replace_all(&spaced, "$1 $2");
-    let spaced = re!(r"(\d),(\d{3})").replace_all(&spaced, "$1$2");
-    let spaced = re!(r"(\d)[.](\d{3})\b").replace_all(&spaced, "$1$2");
-    let groups = re!(r"(\d) (\d{3})\b");
+    // Thousands separators (`1,000,000`, `1.000.000`, `1 000 000`), joined group by group; long numbers written
+    // with them are amounts, however many digits they have.
     let mut spaced = spaced.into_owned();
-    while groups.is_match(&spaced) {
-        spaced = groups.replace(&spaced, "$1$2").into_owned();
+    for found in re!(r"\d{1,3}(?:[,. ]\d{3})+\b").find_iter(&spaced.clone()) {
+        let digits: String = found
+            .as_str()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        grouped.push(digits);
+    }
+    for groups in [
+        re!(r"(\d),(\d{3})\b"),
+        re!(r"(\d)[.](\d{3})\b"),
+        re!(r"(\d) (\d{3})\b"),
+    ] {
+        while groups.is_match(&spaced) {
+            spaced = groups.replace(&spaced, "$1$2").into_owned();
+        }
     }
     // Decimal points survive tokenising as a joined token: `1.5` → `1.5`.
     let joined = re!(r"(\d)\.(\d)").replace_all(&spaced, "${1}DOT$2");
@@ -224,7 +238,8 @@ fn digit_run(words: &[String], at: usize) -> usize {
 /// Every amount of money a turn names, in order, with whether each is weak (a bare small count).
 pub fn amounts(text: &str) -> Vec<(u64, bool)> {
     let without_phones = re!(PHONE).replace_all(text, " ");
-    let words = money_tokens(&without_phones);
+    let mut grouped = Vec::new();
+    let words = money_tokens(&without_phones, &mut grouped);
     let mut found = Vec::new();
     let mut at = 0;
     while at < words.len() {
@@ -235,7 +250,7 @@ pub fn amounts(text: &str) -> Vec<(u64, bool)> {
         }
         let word = &words[at];
         // Long digit strings are phones, accounts or codes, not amounts.
-        if word.chars().all(|c| c.is_ascii_digit()) && word.len() >= 8 {
+        if word.chars().all(|c| c.is_ascii_digit()) && word.len() >= 8 && !grouped.contains(word) {
             at += 1;
             continue;
         }
@@ -311,9 +326,11 @@ pub fn digit_strings(text: &str) -> Vec<String> {
             let said: String = plus
                 .then_some('+')
                 .into_iter()
-                .chain(words[at..at + run].iter().filter_map(|w| {
-                    DIGITS.iter().find(|(d, _)| d == w).map(|(_, c)| *c)
-                }))
+                .chain(
+                    words[at..at + run]
+                        .iter()
+                        .filter_map(|w| DIGITS.iter().find(|(d, _)| d == w).map(|(_, c)| *c)),
+                )
                 .collect();
             out.push(said);
             at += run;
@@ -329,6 +346,15 @@ pub fn digit_strings(text: &str) -> Vec<String> {
 /// tano".
 pub fn in_words(n: u64) -> String {
     let cardinal = crate::tts::normalize::numbers::cardinal;
+    if n >= 1_000_000_000 {
+        let (billions, rest) = (n / 1_000_000_000, n % 1_000_000_000);
+        let head = format!("bilioni {}", in_words(billions));
+        return if rest == 0 {
+            head
+        } else {
+            format!("{head} na {}", in_words(rest))
+        };
+    }
     let (millions, rest) = (n / 1_000_000, n % 1_000_000);
     let (lakhs, rest) = (rest / 100_000, rest % 100_000);
     let mut parts = Vec::new();

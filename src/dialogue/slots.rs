@@ -188,7 +188,9 @@ pub fn date(text: &str, now: OffsetDateTime) -> Option<Date> {
     }
     // `tarehe 14` or `tarehe 14 mwezi huu`: that day of this month, or of the next once it has passed
     // (`mwezi ujao` says next month outright).
-    if let Some(caps) = re!(r"(?i)\btarehe\s+(\d{1,2})\b(?:\s+(?:ya\s+)?mwezi\s+(huu|ujao))?").captures(text) {
+    if let Some(caps) =
+        re!(r"(?i)\btarehe\s+(\d{1,2})\b(?:\s+(?:ya\s+)?mwezi\s+(huu|ujao))?").captures(text)
+    {
         let later = words.iter().any(|w| MONTHS.contains(&w.as_str()));
         if !later {
             let day: u8 = caps[1].parse().ok()?;
@@ -316,8 +318,14 @@ mod tests {
         assert_eq!(date("12/03/2027", now), Some(date!(2027 - 03 - 12)));
         assert_eq!(date("tarehe 5 januari", now), Some(date!(2027 - 01 - 05)));
         assert_eq!(date("sijui", now), None);
-        assert_eq!(date("tarehe 28 mwezi huu", now), Some(date!(2026 - 11 - 28)));
+        assert_eq!(
+            date("tarehe 28 mwezi huu", now),
+            Some(date!(2026 - 11 - 28))
+        );
         assert_eq!(date("tarehe 14", now), Some(date!(2026 - 12 - 14)));
-        assert_eq!(date("tarehe 3 mwezi ujao", now), Some(date!(2026 - 12 - 03)));
+        assert_eq!(
+            date("tarehe 3 mwezi ujao", now),
+            Some(date!(2026 - 12 - 03))
+        );
     }
 }

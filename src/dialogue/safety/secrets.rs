@@ -18,8 +18,7 @@ const NUMBER_WORD: &str = r"(?:sifuri|sufuri|ziro|zero|moja|mbili|tatu|nne|tano|
 const GAP: &str = r"(?:[\s:,=.-]+[^\s\d:,=.-]+){0,10}?[\s:,=.-]*";
 
 /// Words between a name and a value that make the number something else (a till or business number, a promotion).
-const NOT_A_SECRET: &str =
-    r"(?i)\b(?:biashara|malipo|kampuni|till|paybill|promo|ofa|offer|akaunti|account|mara|shilingi|tsh|ksh|elfu|laki)\b";
+const NOT_A_SECRET: &str = r"(?i)\b(?:biashara|malipo|kampuni|till|paybill|promo|ofa|offer|akaunti|account|mara|shilingi|tsh|ksh|elfu|laki)\b";
 
 /// Words that follow "nywila ni" without being a password.
 const NOT_A_PASSWORD: [&str; 24] = [
@@ -57,7 +56,8 @@ fn value() -> String {
 
 /// The spans of secret values a turn offers (empty when it offers none).
 pub fn offered(text: &str) -> Vec<Range<usize>> {
-    let lower = text.to_lowercase();
+    // Every pattern ignores case, so the spans are the caller's own text's.
+    let lower = text;
     let named = re!(&format!(
         r"(?i)\b{SECRET_NAME}\b(?P<gap>{GAP})(?P<value>{})\b",
         value()
@@ -74,7 +74,10 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
     let mut spans = Vec::new();
     let phone = re!(r"^\+?(?:0[167]\d{8}|25[45][167]\d{8})$");
     for caps in named.captures_iter(&lower) {
-        let digits: String = caps["value"].chars().filter(|c| !c.is_whitespace() && *c != '-').collect();
+        let digits: String = caps["value"]
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '-')
+            .collect();
         if !not_a_secret.is_match(&caps["gap"]) && !phone.is_match(&digits) {
             spans.push(caps.name("value").map(|m| m.range()));
         }
@@ -89,13 +92,21 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
         let Some(value) = caps.name("value") else {
             continue;
         };
-        if !NOT_A_PASSWORD.contains(&value.as_str()) {
+        if !NOT_A_PASSWORD.contains(&value.as_str().to_lowercase().as_str()) {
             spans.push(Some(value.range()));
         }
     }
     let mut spans: Vec<Range<usize>> = spans.into_iter().flatten().collect();
     spans.sort_by_key(|r| r.start);
-    spans
+    // Overlapping finds (a password that is also a mixed code) become one span.
+    let mut merged: Vec<Range<usize>> = Vec::new();
+    for span in spans {
+        match merged.last_mut() {
+            Some(last) if span.start <= last.end => last.end = last.end.max(span.end),
+            _ => merged.push(span),
+        }
+    }
+    merged
 }
 
 fn digest(digits: &str) -> [u8; 32] {
@@ -106,10 +117,9 @@ fn digest(digits: &str) -> [u8; 32] {
 /// Digests of the digits of every value the turn offers (digits, spaced digits, or digit words), to recognise
 /// them later without keeping them.
 pub fn digests(text: &str) -> Vec<[u8; 32]> {
-    let lower = text.to_lowercase();
     offered(text)
         .into_iter()
-        .filter_map(|span| lower.get(span))
+        .filter_map(|span| text.get(span))
         .flat_map(|value| {
             let written: String = value.chars().filter(char::is_ascii_digit).collect();
             let said: String = super::super::numbers::digit_strings(value).concat();
@@ -142,19 +152,10 @@ pub fn offers(text: &str) -> bool {
 
 /// The turn with every offered value, every digit and every run of three or more spoken digits masked.
 pub fn mask(text: &str) -> String {
-    let lower = text.to_lowercase();
-    // Lower-casing keeps byte offsets for the ASCII values matched; anything else is masked by the passes below.
-    let mut out = if lower.len() == text.len() {
-        let mut masked = text.to_string();
-        for span in offered(text).into_iter().rev() {
-            if masked.is_char_boundary(span.start) && masked.is_char_boundary(span.end) {
-                masked.replace_range(span, "****");
-            }
-        }
-        masked
-    } else {
-        text.to_string()
-    };
+    let mut out = text.to_string();
+    for span in offered(text).into_iter().rev() {
+        out.replace_range(span, "****");
+    }
     out = re!(&format!(
         r"(?i)\b{NUMBER_WORD}(?:[\s,-]+(?:na\s+)?{NUMBER_WORD}){{2,}}\b"
     ))
@@ -203,6 +204,10 @@ mod tests {
     fn masking_leaves_no_secret() {
         assert_eq!(mask("PIN yangu ni 1234"), "PIN yangu ni ****");
         assert_eq!(mask("nywila yangu ni mamba"), "nywila yangu ni ****");
+        assert_eq!(
+            mask("Nywila yangu ni Simba2024, PIN ni 1234"),
+            "Nywila yangu ni ****, PIN ni ****"
+        );
         assert!(!mask("pini ni sita sita sita moja").contains("sita"));
         assert!(!mask("pini ni 6 6 6 1").contains('6'));
     }

@@ -1,0 +1,108 @@
+//! Property tests over what callers say to the agent: the safety screen, the secret masker and the number
+//! parser never panic on any text; a masked turn keeps no digit and no offered value; every amount the agent reads
+//! back in words is read again as the same amount, and written amounts in every common form are read exactly.
+
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use sauti::dialogue::numbers::{self, Amount};
+use sauti::dialogue::safety::{self, secrets};
+use sauti::dialogue::scenario::{load, Scenario};
+
+fn health() -> &'static Scenario {
+    static SCENARIO: OnceLock<Scenario> = OnceLock::new();
+    SCENARIO.get_or_init(|| {
+        load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/health.toml"))
+            .unwrap()
+    })
+}
+
+/// Turns like callers': Swahili words, danger words, secrets' names, numbers in digits and words, punctuation
+/// and stray Unicode.
+fn caller_like() -> impl Strategy<Value = String> {
+    let pieces = prop_oneof![
+        Just("mtoto".to_string()),
+        Just("hapumui".to_string()),
+        Just("damu nyingi".to_string()),
+        Just("pin yangu ni".to_string()),
+        Just("nywila".to_string()),
+        Just("elfu".to_string()),
+        Just("laki moja na nusu".to_string()),
+        Just("thao".to_string()),
+        Just("sifuri saba moja".to_string()),
+        Just("+255".to_string()),
+        Just("kujiua".to_string()),
+        "[0-9]{1,12}",
+        "[0-9 ,.:/-]{1,10}",
+        "[a-zA-Z']{1,10}",
+        "\\PC{1,6}",
+    ];
+    proptest::collection::vec(pieces, 0..20).prop_map(|p| p.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn screening_masking_and_numbers_never_panic(text in caller_like()) {
+        let _ = safety::screen(health(), &text);
+        let _ = numbers::amount(&text);
+        let _ = numbers::digit_strings(&text);
+        for span in secrets::offered(&text) {
+            prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+        }
+        let masked = secrets::mask(&text);
+        prop_assert!(!masked.chars().any(|c| c.is_ascii_digit()), "{text:?} -> {masked:?}");
+    }
+
+    #[test]
+    fn any_text_is_safe_to_screen(text in "\\PC{0,160}") {
+        let _ = safety::screen(health(), &text);
+        let _ = secrets::mask(&text);
+        let _ = numbers::amounts(&text);
+    }
+
+    #[test]
+    fn an_offered_pin_is_always_caught_and_masked(pin in "[0-9]{4,6}", lead in prop_oneof![
+        Just("PIN yangu ni"), Just("pini yangu ya M-Pesa ni"), Just("namba ya siri ni"), Just("my pin is"),
+        Just("OTP niliyotumiwa ni"), Just("siri yangu ni"),
+    ]) {
+        let spaced: String = pin.chars().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+        for text in [format!("{lead} {pin}"), format!("{lead} {spaced}")] {
+            prop_assert!(secrets::offers(&text), "{text:?}");
+            prop_assert!(!secrets::mask(&text).contains(&pin[..3]), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn amounts_read_back_in_words_read_again_the_same(n in 1u64..=2_000_000_000) {
+        let words = numbers::in_words(n);
+        prop_assert_eq!(numbers::amount(&words), Amount::One(n), "{}", words);
+    }
+
+    #[test]
+    fn written_amounts_are_read_exactly(n in 1u64..=99_999_999) {
+        let grouped = {
+            let digits = n.to_string();
+            let mut out = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        for text in [format!("TSh {grouped}"), format!("shilingi {grouped}/="), format!("tuma {n}")] {
+            // Eight ungrouped digits or more are account numbers, not amounts.
+            if n >= 10_000_000 && !text.contains(',') {
+                continue;
+            }
+            prop_assert_eq!(numbers::amount(&text), Amount::One(n), "{}", text);
+        }
+        if n % 1000 == 0 && n < 1_000_000 {
+            prop_assert_eq!(numbers::amount(&format!("{}k", n / 1000)), Amount::One(n));
+            prop_assert_eq!(numbers::amount(&format!("thao {}", n / 1000)), Amount::One(n));
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! Any caller turn: the safety screen, the secret masker and the number parser accept it; a masked turn keeps no
+//! digit; offered spans fall on character boundaries.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use sauti::dialogue::numbers;
+use sauti::dialogue::safety::{self, secrets};
+use sauti::dialogue::scenario::{parse, Scenario};
+
+fn scenario() -> &'static Scenario {
+    static SCENARIO: OnceLock<Scenario> = OnceLock::new();
+    SCENARIO.get_or_init(|| {
+        parse(
+            "health.toml",
+            include_str!("../../../scenarios/health.toml"),
+            Some("health"),
+        )
+        .expect("the shipped health scenario parses")
+    })
+}
+
+fuzz_target!(|text: &str| {
+    let _ = safety::screen(scenario(), text);
+    let _ = numbers::amount(text);
+    let _ = numbers::digit_strings(text);
+    for span in secrets::offered(text) {
+        assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+    }
+    let masked = secrets::mask(text);
+    assert!(
+        !masked.chars().any(|c| c.is_ascii_digit()),
+        "{text:?} -> {masked:?}"
+    );
+});
