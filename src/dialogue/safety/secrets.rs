@@ -57,7 +57,6 @@ fn value() -> String {
 /// The spans of secret values a turn offers (empty when it offers none).
 pub fn offered(text: &str) -> Vec<Range<usize>> {
     // Every pattern ignores case, so the spans are the caller's own text's.
-    let lower = text;
     let named = re!(&format!(
         r"(?i)\b{SECRET_NAME}\b(?P<gap>{GAP})(?P<value>{})\b",
         value()
@@ -73,7 +72,7 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
     let not_a_secret = re!(NOT_A_SECRET);
     let mut spans = Vec::new();
     let phone = re!(r"^\+?(?:0[167]\d{8}|25[45][167]\d{8})$");
-    for caps in named.captures_iter(&lower) {
+    for caps in named.captures_iter(text) {
         let digits: String = caps["value"]
             .chars()
             .filter(|c| !c.is_whitespace() && *c != '-')
@@ -83,12 +82,12 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
         }
     }
     for caps in first
-        .captures_iter(&lower)
-        .chain(glued.captures_iter(&lower))
+        .captures_iter(text)
+        .chain(glued.captures_iter(text))
     {
         spans.push(caps.name("value").map(|m| m.range()));
     }
-    for caps in password.captures_iter(&lower) {
+    for caps in password.captures_iter(text) {
         let Some(value) = caps.name("value") else {
             continue;
         };
