@@ -7,15 +7,9 @@ use std::path::PathBuf;
 use sauti::dialogue::eval::{self, ratio, Summary};
 
 fn eval_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/eval");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("scenarios/eval exists")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    files
+    sauti::dialogue::library::toml_files(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/eval"),
+    )
 }
 
 #[tokio::test]

@@ -19,18 +19,7 @@ fn percent(a: usize, b: usize) -> String {
 /// Run the files (default: every `scenarios/eval/*.toml`), print failures and the table; fail below the
 /// thresholds.
 pub fn run(files: Vec<PathBuf>, verbose: bool) -> anyhow::Result<ExitCode> {
-    let files = if files.is_empty() {
-        let mut found: Vec<PathBuf> = std::fs::read_dir("scenarios/eval")
-            .context("no files given and no scenarios/eval/ directory here")?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-            .collect();
-        found.sort();
-        found
-    } else {
-        files
-    };
+    let files = super::scenario::files_or_default(files, "scenarios/eval")?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -40,18 +40,18 @@ pub enum ScenarioCommand {
     },
 }
 
-fn files_or_default(files: Vec<PathBuf>) -> anyhow::Result<Vec<PathBuf>> {
+/// The files given, or every `.toml` file of `dir` (which must exist).
+pub fn files_or_default(files: Vec<PathBuf>, dir: &str) -> anyhow::Result<Vec<PathBuf>> {
     if !files.is_empty() {
         return Ok(files);
     }
-    let mut found: Vec<PathBuf> = std::fs::read_dir("scenarios")
-        .context("no files given and no scenarios/ directory here")?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    found.sort();
-    Ok(found)
+    anyhow::ensure!(
+        std::path::Path::new(dir).is_dir(),
+        "no files given and no {dir}/ directory here"
+    );
+    Ok(sauti::dialogue::library::toml_files(std::path::Path::new(
+        dir,
+    )))
 }
 
 /// Run a scenario command; the exit code says whether everything passed.
@@ -60,7 +60,7 @@ pub fn run(command: ScenarioCommand) -> anyhow::Result<ExitCode> {
         ScenarioCommand::Eval { files, verbose } => super::eval::run(files, verbose),
         ScenarioCommand::Check { files } => {
             let mut failed = false;
-            for file in files_or_default(files)? {
+            for file in files_or_default(files, "scenarios")? {
                 match scenario::load(&file) {
                     Ok(s) => println!(
                         "{}: ok ({} intents, {} flows, {} tests)",
@@ -87,7 +87,7 @@ pub fn run(command: ScenarioCommand) -> anyhow::Result<ExitCode> {
                 .build()
                 .context("starting a runtime")?;
             let (mut passed, mut failed) = (0, 0);
-            for file in files_or_default(files)? {
+            for file in files_or_default(files, "scenarios")? {
                 let scenario = match scenario::load(&file) {
                     Ok(s) => s,
                     Err(error) => {

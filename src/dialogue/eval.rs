@@ -170,7 +170,6 @@ async fn run_case(scenario: &Scenario, case: &Case) -> CaseOutcome {
         if i == 0 {
             first = reply.outcome.clone();
         }
-        let lower = reply.text.to_lowercase();
         if let Some(expected) = &turn.expect {
             if &reply.outcome != expected {
                 let why = match super::safety::explain(scenario, &turn.say) {
@@ -183,16 +182,13 @@ async fn run_case(scenario: &Scenario, case: &Case) -> CaseOutcome {
                 ));
             }
         }
-        for needle in turn.reply_contains.iter().flat_map(|n| n.items()) {
-            if !lower.contains(&needle.to_lowercase()) {
-                failures.push(format!("{at}: reply lacks {needle:?} — {:?}", reply.text));
-            }
-        }
-        for needle in turn.reply_excludes.iter().flat_map(|n| n.items()) {
-            if lower.contains(&needle.to_lowercase()) {
-                failures.push(format!("{at}: reply has {needle:?} — {:?}", reply.text));
-            }
-        }
+        super::testing::check_reply(
+            &at,
+            &reply.text,
+            turn.reply_contains.as_ref(),
+            turn.reply_excludes.as_ref(),
+            &mut failures,
+        );
         for (slot, want) in &turn.slots {
             let held = session.slots.get(slot).map_or("", String::as_str);
             if held != want {

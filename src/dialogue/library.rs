@@ -51,7 +51,7 @@ impl ScenarioLibrary {
             );
         }
         if let Some(dir) = dir {
-            for path in scenario_files(dir) {
+            for path in toml_files(dir) {
                 let scenario = scenario::load(&path)?;
                 let modified = modified(&path);
                 entries.insert(
@@ -88,7 +88,7 @@ impl ScenarioLibrary {
             return Vec::new();
         };
         let mut problems = Vec::new();
-        for path in scenario_files(dir) {
+        for path in toml_files(dir) {
             let stamp = modified(&path);
             let unchanged = {
                 let entries = self.entries.read().unwrap_or_else(|p| p.into_inner());
@@ -132,7 +132,8 @@ impl ScenarioLibrary {
     }
 }
 
-fn scenario_files(dir: &Path) -> Vec<PathBuf> {
+/// The `.toml` files of a folder, sorted (none when it cannot be read).
+pub fn toml_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

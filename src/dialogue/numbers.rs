@@ -32,20 +32,7 @@ const DIGITS: [(&str, char); 14] = [
     ("mmoja", '1'),
 ];
 
-const UNITS: [&str; 9] = [
-    "moja", "mbili", "tatu", "nne", "tano", "sita", "saba", "nane", "tisa",
-];
-const TENS: [&str; 9] = [
-    "kumi",
-    "ishirini",
-    "thelathini",
-    "arobaini",
-    "hamsini",
-    "sitini",
-    "sabini",
-    "themanini",
-    "tisini",
-];
+use crate::tts::normalize::numbers::{TENS, UNITS};
 
 /// Words that count like `elfu`, with their value.
 fn scale(word: &str) -> Option<u64> {
@@ -69,11 +56,15 @@ const COUNTERS: [&str; 22] = [
 ];
 
 fn unit(word: &str) -> Option<u64> {
-    UNITS.iter().position(|u| *u == word).map(|i| i as u64 + 1)
+    UNITS[1..]
+        .iter()
+        .position(|u| *u == word)
+        .map(|i| i as u64 + 1)
 }
 
 fn tens(word: &str) -> Option<u64> {
-    TENS.iter()
+    TENS[1..]
+        .iter()
         .position(|t| *t == word)
         .map(|i| (i as u64 + 1) * 10)
 }

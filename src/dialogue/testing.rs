@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::scenario::{Scenario, TestConversation};
+use super::scenario::{OneOrMany, Scenario, TestConversation};
 use super::{converse, DialogueBackend, RecordingActions, ScenarioBackend, Session};
 
 /// The outcome of one test conversation.
@@ -30,6 +30,28 @@ pub async fn run_tests(scenario: &Scenario) -> Vec<CaseResult> {
     results
 }
 
+/// Check a reply against substrings it must contain and must not (case-insensitive); each miss is a failure
+/// starting with `at`.
+pub fn check_reply(
+    at: &str,
+    reply: &str,
+    contains: Option<&OneOrMany>,
+    excludes: Option<&OneOrMany>,
+    failures: &mut Vec<String>,
+) {
+    let lower = reply.to_lowercase();
+    for needle in contains.iter().flat_map(|n| n.items()) {
+        if !lower.contains(&needle.to_lowercase()) {
+            failures.push(format!("{at}: reply {reply:?} does not contain {needle:?}"));
+        }
+    }
+    for needle in excludes.iter().flat_map(|n| n.items()) {
+        if lower.contains(&needle.to_lowercase()) {
+            failures.push(format!("{at}: reply {reply:?} contains {needle:?}"));
+        }
+    }
+}
+
 async fn run_case(scenario: &Scenario, test: &TestConversation) -> CaseResult {
     let actions = Arc::new(RecordingActions::default());
     let backend = ScenarioBackend::new(actions.clone());
@@ -53,7 +75,6 @@ async fn run_case(scenario: &Scenario, test: &TestConversation) -> CaseResult {
             }
         };
         let called: Vec<String> = actions.take().into_iter().map(|(name, _)| name).collect();
-        let lower = reply.text.to_lowercase();
         if let Some(intent) = &turn.intent {
             if &reply.outcome != intent {
                 failures.push(format!(
@@ -62,19 +83,13 @@ async fn run_case(scenario: &Scenario, test: &TestConversation) -> CaseResult {
                 ));
             }
         }
-        for needle in turn.reply_contains.iter().flat_map(|n| n.items()) {
-            if !lower.contains(&needle.to_lowercase()) {
-                failures.push(format!(
-                    "{at}: reply {:?} does not contain {needle:?}",
-                    reply.text
-                ));
-            }
-        }
-        for needle in turn.reply_excludes.iter().flat_map(|n| n.items()) {
-            if lower.contains(&needle.to_lowercase()) {
-                failures.push(format!("{at}: reply {:?} contains {needle:?}", reply.text));
-            }
-        }
+        check_reply(
+            &at,
+            &reply.text,
+            turn.reply_contains.as_ref(),
+            turn.reply_excludes.as_ref(),
+            &mut failures,
+        );
         if let Some(action) = &turn.action {
             if !called.contains(action) {
                 failures.push(format!(

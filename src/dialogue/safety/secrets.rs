@@ -81,10 +81,7 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
             spans.push(caps.name("value").map(|m| m.range()));
         }
     }
-    for caps in first
-        .captures_iter(text)
-        .chain(glued.captures_iter(text))
-    {
+    for caps in first.captures_iter(text).chain(glued.captures_iter(text)) {
         spans.push(caps.name("value").map(|m| m.range()));
     }
     for caps in password.captures_iter(text) {

@@ -4,10 +4,12 @@
 //! and every part is joined with `na`: 2,025 → "elfu mbili na ishirini na tano", 1,500,000 → "milioni moja na
 //! elfu mia tano", 100,000 → "elfu mia moja" (not "laki moja").
 
-const UNITS: [&str; 10] = [
+/// Digits 0–9 in words.
+pub const UNITS: [&str; 10] = [
     "sifuri", "moja", "mbili", "tatu", "nne", "tano", "sita", "saba", "nane", "tisa",
 ];
-const TENS: [&str; 10] = [
+/// Tens in words (index 1 = 10, …; index 0 is empty).
+pub const TENS: [&str; 10] = [
     "",
     "kumi",
     "ishirini",
