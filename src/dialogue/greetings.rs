@@ -1,11 +1,12 @@
 //! Swahili greetings and their proper answers: Shikamoo → Marahaba, Hujambo → Sijambo, Hamjambo → Hatujambo,
-//! Mambo / Vipi / Niaje → Poa, Habari → Nzuri, Salaam aleikum → Waaleikum salaam. A turn that opens with a
+//! Mambo / Vipi / Niaje → Poa, Habari → Nzuri, Salaam aleikum → Waaleikum salaam, Hodi → Karibu. A turn that opens with a
 //! greeting is answered with its pair first, then with whatever else it asks.
 
 use super::words::tokens;
 
 /// Greetings (as words at the start of a turn) and their answers; longer greetings first.
-const PAIRS: [(&[&str], &str); 24] = [
+const PAIRS: [(&[&str], &str); 25] = [
+    (&["hodi"], "Karibu!"),
     (&["asalaam", "aleikum"], "Waaleikum salaam!"),
     (&["assalamu", "alaikum"], "Waaleikum salaam!"),
     (&["salaam", "aleikum"], "Waaleikum salaam!"),

@@ -40,9 +40,8 @@ const TENSES: [&str; 10] = [
 ];
 /// Tenses after a negative subject (`ha-ku-pumua`, `ha-ja-amka`, `ha-ta-kuja`, `si-ngependa`).
 const NEGATIVE_TENSES: [&str; 5] = ["ku", "ja", "ta", "nge", "ngali"];
-const OBJECTS: [&str; 12] = [
-    "ni", "ku", "m", "mu", "mw", "tu", "wa", "ji", "ki", "ya", "i", "li",
-];
+/// Object markers (`ji-`, the reflexive, is not one: `jifungua` "give birth" is not `fungua` "open").
+const OBJECTS: [&str; 11] = ["ni", "ku", "m", "mu", "mw", "tu", "wa", "ki", "ya", "i", "li"];
 /// Verb extensions, longest first: `tolewa` → `toa`, `tumiwa` → `tuma`.
 const EXTENSIONS: [&str; 13] = [
     "ishwa", "iana", "eana", "lewa", "liwa", "iwa", "ewa", "ika", "eka", "ana", "ia", "ea", "wa",

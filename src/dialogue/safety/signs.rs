@@ -179,7 +179,9 @@ fn word_matches(word: &Word, said: &[Form]) -> bool {
 fn close(a: &str, b: &str) -> bool {
     let (la, lb) = (a.chars().count(), b.chars().count());
     let shortest = if la == lb { TYPO_MIN + 1 } else { TYPO_MIN };
-    a == b || (la.min(lb) >= shortest && super::super::words::similar(a, b))
+    // The first two letters carry the verb's meaning-changing prefix (`ji-` reflexive): no typo there.
+    let same_start = a.chars().take(2).eq(b.chars().take(2));
+    a == b || (same_start && la.min(lb) >= shortest && super::super::words::similar(a, b))
 }
 
 /// A turn's words, each with all its readings.

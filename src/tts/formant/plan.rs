@@ -153,30 +153,36 @@ pub fn plan(
     borrow_neighbour_formants(&mut segments);
     let mut frames = sample_frames(&segments, &syllables, t);
     smooth(&mut frames);
+    let contour = Contour::new(preset, &syllables, &phrases);
     for (i, frame) in frames.iter_mut().enumerate() {
-        frame.f0 = pitch(i as f32 * FRAME_MS, preset, &syllables, &phrases);
+        frame.f0 = contour.at(i as f32 * FRAME_MS);
     }
     frames
 }
 
-/// Pauses, /h/ and aspiration take the formants of the vowel they lead into (or out of).
+/// Pauses, /h/ and aspiration take the formants of the vowel they lead into (or out of). One pass each way, so
+/// the cost stays linear in the utterance however few vowels it has.
 fn borrow_neighbour_formants(segments: &mut [Segment]) {
-    for i in 0..segments.len() {
-        if !segments[i].piece.transparent {
-            continue;
+    let source = |s: &Segment| !s.piece.transparent && s.piece.params.voicing >= 0.7;
+    let mut next: Vec<Option<usize>> = vec![None; segments.len()];
+    let mut after = None;
+    for i in (0..segments.len()).rev() {
+        next[i] = after;
+        if source(&segments[i]) {
+            after = Some(i);
         }
-        let next = segments[i + 1..]
-            .iter()
-            .find(|s| !s.piece.transparent && s.piece.params.voicing >= 0.7);
-        let prev = segments[..i]
-            .iter()
-            .rev()
-            .find(|s| !s.piece.transparent && s.piece.params.voicing >= 0.7);
-        if let Some(source) = next.or(prev) {
-            let (formants, bandwidths) =
-                (source.piece.params.formants, source.piece.params.bandwidths);
-            segments[i].piece.params.formants = formants;
-            segments[i].piece.params.bandwidths = bandwidths;
+    }
+    let mut before = None;
+    for i in 0..segments.len() {
+        if segments[i].piece.transparent {
+            if let Some(from) = next[i].or(before) {
+                let params = segments[from].piece.params;
+                segments[i].piece.params.formants = params.formants;
+                segments[i].piece.params.bandwidths = params.bandwidths;
+            }
+        }
+        if source(&segments[i]) {
+            before = Some(i);
         }
     }
 }
@@ -226,45 +232,94 @@ fn smooth(frames: &mut [Frame]) {
     }
 }
 
-/// The F0 contour at time `t` (ms).
-fn pitch(t: f32, preset: &Preset, syllables: &[SyllableSpan], phrases: &[PhraseSpan]) -> f32 {
-    let Some(phrase) = phrases
-        .iter()
-        .position(|p| t < p.end + 1.0)
-        .or(phrases.len().checked_sub(1))
-    else {
-        return preset.f0;
-    };
-    let span = &phrases[phrase];
-    let progress = ((t - span.start) / (span.end - span.start).max(1.0)).clamp(0.0, 1.0);
-    let mut f0 = preset.f0 * (1.08 - 0.16 * progress);
+/// Syllables further than this from a frame add nothing audible to its pitch accent (the accent's Gaussian has
+/// a 90 ms width: at 450 ms it weighs e^-25).
+const ACCENT_REACH_MS: f32 = 450.0;
 
-    let accent_size = if span.end_kind == PhraseEnd::Exclamation {
-        0.2
-    } else {
-        0.11
-    };
-    let mut accent = 0.0;
-    for s in syllables.iter().filter(|s| s.phrase == phrase) {
-        let centre = 0.5 * (s.start + s.end);
-        let weight = (-((t - centre) / 90.0).powi(2)).exp();
-        if s.stressed {
-            accent += accent_size * weight;
+/// The F0 contour, read frame by frame in time order: each frame looks only at its own phrase and at the
+/// syllables within reach, so the whole contour costs time linear in the utterance (a long text without
+/// punctuation is one long phrase).
+struct Contour<'a> {
+    preset: &'a Preset,
+    syllables: &'a [SyllableSpan],
+    phrases: &'a [PhraseSpan],
+    /// Syllable indices ordered by centre, for the window around each frame.
+    by_centre: Vec<usize>,
+    phrase: std::cell::Cell<usize>,
+    first: std::cell::Cell<usize>,
+}
+
+impl<'a> Contour<'a> {
+    fn new(preset: &'a Preset, syllables: &'a [SyllableSpan], phrases: &'a [PhraseSpan]) -> Self {
+        let mut by_centre: Vec<usize> = (0..syllables.len()).collect();
+        by_centre.sort_by(|&a, &b| {
+            let centre = |s: &SyllableSpan| s.start + s.end;
+            centre(&syllables[a]).total_cmp(&centre(&syllables[b]))
+        });
+        Self {
+            preset,
+            syllables,
+            phrases,
+            by_centre,
+            phrase: std::cell::Cell::new(0),
+            first: std::cell::Cell::new(0),
         }
-        accent += s.pitch_jitter * weight;
     }
-    f0 *= 1.0 + accent;
 
-    if let Some(last) = span.last_syllable.map(|i| &syllables[i]) {
-        let x = ((t - last.start) / (last.end - last.start).max(1.0)).clamp(0.0, 1.0);
-        let target = match span.end_kind {
-            PhraseEnd::Statement | PhraseEnd::Exclamation => 0.8,
-            PhraseEnd::Question => 1.45,
-            PhraseEnd::Continue => 1.06,
+    /// F0 at time `t` (ms); calls must come in increasing `t`.
+    fn at(&self, t: f32) -> f32 {
+        let (preset, syllables, phrases) = (self.preset, self.syllables, self.phrases);
+        if phrases.is_empty() {
+            return preset.f0;
+        }
+        let mut phrase = self.phrase.get();
+        while phrase + 1 < phrases.len() && t >= phrases[phrase].end + 1.0 {
+            phrase += 1;
+        }
+        self.phrase.set(phrase);
+        let span = &phrases[phrase];
+        let progress = ((t - span.start) / (span.end - span.start).max(1.0)).clamp(0.0, 1.0);
+        let mut f0 = preset.f0 * (1.08 - 0.16 * progress);
+
+        let accent_size = if span.end_kind == PhraseEnd::Exclamation {
+            0.2
+        } else {
+            0.11
         };
-        f0 *= 1.0 + (target - 1.0) * x;
+        let centre = |i: usize| 0.5 * (syllables[i].start + syllables[i].end);
+        let mut first = self.first.get();
+        while first < self.by_centre.len() && centre(self.by_centre[first]) < t - ACCENT_REACH_MS {
+            first += 1;
+        }
+        self.first.set(first);
+        let mut accent = 0.0;
+        for &i in self.by_centre[first..]
+            .iter()
+            .take_while(|&&i| centre(i) <= t + ACCENT_REACH_MS)
+        {
+            let s = &syllables[i];
+            if s.phrase != phrase {
+                continue;
+            }
+            let weight = (-((t - centre(i)) / 90.0).powi(2)).exp();
+            if s.stressed {
+                accent += accent_size * weight;
+            }
+            accent += s.pitch_jitter * weight;
+        }
+        f0 *= 1.0 + accent;
+
+        if let Some(last) = span.last_syllable.map(|i| &syllables[i]) {
+            let x = ((t - last.start) / (last.end - last.start).max(1.0)).clamp(0.0, 1.0);
+            let target = match span.end_kind {
+                PhraseEnd::Statement | PhraseEnd::Exclamation => 0.8,
+                PhraseEnd::Question => 1.45,
+                PhraseEnd::Continue => 1.06,
+            };
+            f0 *= 1.0 + (target - 1.0) * x;
+        }
+        f0
     }
-    f0
 }
 
 /// A phoneme held at its target for `ms`, on the preset's level pitch, with 20 ms onset and offset ramps.
