@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use sauti::tts::{EmbeddedVoice, Synthesizer, VoiceSettings};
 
 const RUNS: usize = 3;
-const WORDS: &str = "Habari ya asubuhi karibu kwenye huduma ya benki yetu salio lako ni shilingi elfu kumi na \
+const WORDS: &str =
+    "Habari ya asubuhi karibu kwenye huduma ya benki yetu salio lako ni shilingi elfu kumi na \
 mbili ukitaka kutuma pesa sema kiasi na namba ya simu ya mpokeaji tawi letu liko wazi ";
 
 fn text_of(chars: usize, punctuated: bool) -> String {
@@ -23,7 +24,11 @@ fn text_of(chars: usize, punctuated: bool) -> String {
         text.push_str(word);
         text.push_str(if punctuated && i % 9 == 8 { ". " } else { " " });
     }
-    text.chars().take(chars).collect::<String>().trim().to_string()
+    text.chars()
+        .take(chars)
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 fn median(mut f: impl FnMut()) -> Duration {
@@ -61,7 +66,11 @@ fn main() {
                 let base = *reference.get_or_insert(per_char);
                 println!(
                     "| {} | {rate} | {chars} | {:.1} ms | {per_char:.1} | {:.2}× |",
-                    if punctuated { "punctuated" } else { "no punctuation" },
+                    if punctuated {
+                        "punctuated"
+                    } else {
+                        "no punctuation"
+                    },
                     time.as_secs_f64() * 1e3,
                     per_char / base
                 );

@@ -1,7 +1,7 @@
 //! Intent matching for the scenario engine: keywords and example phrases compared word by word, each word by
 //! all its verb forms and forgiving one wrong letter in long words.
 
-use super::scenario::{Intent, Scenario};
+use super::scenario::{CompiledIntent, Intent, Scenario};
 use super::words::{analyze_pattern, forms, tokens, words_match};
 
 /// Words too common to tell intents apart.
@@ -147,18 +147,21 @@ fn overlap(a: &[Vec<String>], b: &[Vec<String>]) -> f32 {
 
 /// How well a turn matches an intent, 0 to 1: a keyword present scores at least 0.75.
 pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
-    let examples = intent
+    let compiled = intent.compiled.get_or_init(|| CompiledIntent {
+        examples: intent.examples.iter().map(|e| content(e)).collect(),
+        keywords: intent.keywords.iter().map(|k| keyword_content(k)).collect(),
+    });
+    let examples = compiled
         .examples
         .iter()
-        .map(|e| overlap(said, &content(e)))
+        .map(|e| overlap(said, e))
         .fold(0.0, f32::max);
     // Keywords are read as written (prefixes stripped, not object markers or extensions: `tutaonana` is not
     // `kumwona`); every keyword found adds a little, so the intent whose words the turn uses most wins a tie.
-    let hits = intent
+    let hits = compiled
         .keywords
         .iter()
-        .filter(|keyword| {
-            let words = keyword_content(keyword);
+        .filter(|words| {
             !words.is_empty() && words.iter().all(|k| said.iter().any(|s| words_match(s, k)))
         })
         .count();

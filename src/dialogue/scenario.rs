@@ -74,6 +74,19 @@ pub struct Intent {
     /// An action to call.
     #[serde(default)]
     pub action: Option<String>,
+    /// The examples' and keywords' words, analysed once (filled on first use).
+    #[serde(skip)]
+    pub compiled: std::sync::OnceLock<CompiledIntent>,
+}
+
+/// An intent's words as the matcher reads them: each example and each keyword as a list of words, each word
+/// with its forms.
+#[derive(Debug, Clone, Default)]
+pub struct CompiledIntent {
+    /// Each example's content words.
+    pub examples: Vec<Vec<Vec<String>>>,
+    /// Each keyword's words.
+    pub keywords: Vec<Vec<Vec<String>>>,
 }
 
 /// The kinds of value a slot holds, each with its extractor.

@@ -41,7 +41,9 @@ const TENSES: [&str; 10] = [
 /// Tenses after a negative subject (`ha-ku-pumua`, `ha-ja-amka`, `ha-ta-kuja`, `si-ngependa`).
 const NEGATIVE_TENSES: [&str; 5] = ["ku", "ja", "ta", "nge", "ngali"];
 /// Object markers (`ji-`, the reflexive, is not one: `jifungua` "give birth" is not `fungua` "open").
-const OBJECTS: [&str; 11] = ["ni", "ku", "m", "mu", "mw", "tu", "wa", "ki", "ya", "i", "li"];
+const OBJECTS: [&str; 11] = [
+    "ni", "ku", "m", "mu", "mw", "tu", "wa", "ki", "ya", "i", "li",
+];
 /// Verb extensions, longest first: `tolewa` → `toa`, `tumiwa` → `tuma`.
 const EXTENSIONS: [&str; 13] = [
     "ishwa", "iana", "eana", "lewa", "liwa", "iwa", "ewa", "ika", "eka", "ana", "ia", "ea", "wa",
@@ -192,16 +194,25 @@ pub fn similar(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let ascii = a.is_ascii() && b.is_ascii();
+    let (la, lb) = if ascii {
+        (a.len(), b.len())
+    } else {
+        (a.chars().count(), b.chars().count())
+    };
     // A letter missing or extra from five letters on, a wrong letter from six (`cheka` is not `cheza`).
-    let shortest = if a.len() == b.len() { 6 } else { 5 };
-    if a.len().min(b.len()) < shortest || a.len().abs_diff(b.len()) > 1 {
+    let shortest = if la == lb { 6 } else { 5 };
+    if la.min(lb) < shortest || la.abs_diff(lb) > 1 {
         return false;
     }
+    if ascii {
+        return within_one_edit(a.as_bytes(), b.as_bytes());
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     within_one_edit(&a, &b)
 }
 
-fn within_one_edit(a: &[char], b: &[char]) -> bool {
+fn within_one_edit<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let (mut i, mut j, mut edits) = (0, 0, 0);
     while i < short.len() && j < long.len() {

@@ -177,7 +177,13 @@ fn word_matches(word: &Word, said: &[Form]) -> bool {
 /// Equal, or (both `TYPO_MIN` letters or more) one letter missing or extra, or (one more letter still) one
 /// letter wrong: `jichoma` is not `nichoma`.
 fn close(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
     let (la, lb) = (a.chars().count(), b.chars().count());
+    if la.abs_diff(lb) > 1 || la.min(lb) < TYPO_MIN {
+        return false;
+    }
     let shortest = if la == lb { TYPO_MIN + 1 } else { TYPO_MIN };
     // The first two letters carry the verb's meaning-changing prefix (`ji-` reflexive): no typo there.
     let same_start = a.chars().take(2).eq(b.chars().take(2));
