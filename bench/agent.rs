@@ -6,7 +6,10 @@
 //! Run: `cargo bench --bench agent`. One thread, median of 21 runs.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+#[path = "timing.rs"]
+mod timing;
+
+use std::time::Duration;
 
 use sauti::dialogue::safety;
 use sauti::dialogue::scenario::load;
@@ -17,19 +20,6 @@ const RUNS: usize = 21;
 const TURN: &str = "habari daktari mama yangu amekuwa na homa tangu jana usiku na leo asubuhi ameanza kutapika \
 na kuharisha sana hataki kula wala kunywa maji na analalamika kichwa kinauma nimempa uji kidogo tu ";
 
-fn median(mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[RUNS / 2]
-}
-
 fn main() {
     let scenario =
         load(std::path::Path::new("scenarios/health.toml")).expect("scenarios/health.toml");
@@ -38,7 +28,7 @@ fn main() {
         .expect("runtime");
     let backend = ScenarioBackend::new(Arc::new(RecordingActions::default()));
     let voice = EmbeddedVoice::zuri();
-    let speak = median(|| {
+    let speak = timing::median(RUNS, || {
         voice
             .synthesize(
                 "Pole sana, nenda kituo cha afya upimwe.",
@@ -56,10 +46,10 @@ fn main() {
             .chars()
             .take(chars)
             .collect();
-        let screen = median(|| {
+        let screen = timing::median(RUNS, || {
             let _ = safety::screen(&scenario, &text);
         });
-        let turn = median(|| {
+        let turn = timing::median(RUNS, || {
             let mut session = Session::default();
             runtime
                 .block_on(converse(&scenario, &mut session, &text, &backend, None))

@@ -7,7 +7,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+#[path = "timing.rs"]
+mod timing;
+
+use std::time::Duration;
 
 use sauti::audio::{self, DecodeLimits};
 
@@ -59,18 +62,18 @@ fn main() {
             generate(&path, encode_args);
         }
         let bytes = std::fs::read(&path).expect("read input");
-        let in_process = median(|| {
+        let in_process = timing::median(RUNS, || {
             let decoded = audio::load_16k(&bytes, &DecodeLimits::default()).expect("decodes");
             std::hint::black_box(audio::encode_wav_16k(&decoded.samples));
         });
-        let cli = median(|| {
+        let cli = timing::median(RUNS, || {
             run(Command::new(sauti_bin)
                 .args(["audio", "convert"])
                 .arg(&path)
                 .arg("-o")
                 .arg(&out))
         });
-        let ffmpeg = median(|| {
+        let ffmpeg = timing::median(RUNS, || {
             run(Command::new("ffmpeg")
                 .args(["-loglevel", "error", "-y", "-threads", "1", "-i"])
                 .arg(&path)
@@ -97,19 +100,6 @@ fn cell(d: Duration) -> String {
         d.as_secs_f64() * 1e3,
         d.as_secs_f64() / SECONDS
     )
-}
-
-fn median(mut f: impl FnMut()) -> Duration {
-    f(); // warm caches and page in the binary
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[RUNS / 2]
 }
 
 fn run(command: &mut Command) {

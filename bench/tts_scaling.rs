@@ -7,7 +7,8 @@
 //! Run: `cargo bench --bench tts_scaling`. One thread, median of 3 runs (10,000 characters at rate 0.25 is about
 //! a quarter of an hour of audio).
 
-use std::time::{Duration, Instant};
+#[path = "timing.rs"]
+mod timing;
 
 use sauti::tts::{EmbeddedVoice, Synthesizer, VoiceSettings};
 
@@ -31,19 +32,6 @@ fn text_of(chars: usize, punctuated: bool) -> String {
         .to_string()
 }
 
-fn median(mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[RUNS / 2]
-}
-
 fn main() {
     let voice = EmbeddedVoice::zuri();
     println!("embedded voice zuri, one thread, median of {RUNS} runs");
@@ -59,7 +47,7 @@ fn main() {
             let mut reference = None;
             for chars in [100, 1_000, 10_000] {
                 let text = text_of(chars, punctuated);
-                let time = median(|| {
+                let time = timing::median(RUNS, || {
                     voice.synthesize(&text, &settings).expect("synthesises");
                 });
                 let per_char = time.as_secs_f64() * 1e6 / chars as f64;

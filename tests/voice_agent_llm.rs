@@ -21,6 +21,22 @@ fn completion(message: Value, finish: &str) -> Answer {
     )
 }
 
+/// The model asks for one tool call.
+fn calls_tool(name: &str, arguments: &str) -> Answer {
+    completion(
+        json!({
+            "role": "assistant",
+            "content": null,
+            "tool_calls": [{
+                "id": "call_1",
+                "type": "function",
+                "function": { "name": name, "arguments": arguments }
+            }]
+        }),
+        "tool_calls",
+    )
+}
+
 fn says(text: &str) -> Answer {
     completion(json!({ "role": "assistant", "content": text }), "stop")
 }
@@ -118,18 +134,7 @@ fn a_tool_call_runs_the_scenario_action() {
     let bank = FakeHttp::start(|_, _| Answer::json(200, json!({ "reference": "TX777" })));
     let llm = FakeHttp::start(|_, i| {
         if i == 0 {
-            completion(
-                json!({
-                    "role": "assistant",
-                    "content": null,
-                    "tool_calls": [{
-                        "id": "call_1",
-                        "type": "function",
-                        "function": { "name": "send_money", "arguments": "{\"amount\":\"2000\",\"phone\":\"0755123456\"}" }
-                    }]
-                }),
-                "tool_calls",
-            )
+            calls_tool("send_money", r#"{"amount":"2000","phone":"0755123456"}"#)
         } else {
             says("Nimetuma shilingi 2000. Kumbukumbu ni TX777.")
         }
@@ -327,18 +332,10 @@ fn a_tool_call_with_an_implausible_amount_is_refused_before_any_money_moves() {
     let bank = FakeHttp::start(|_, _| Answer::json(200, json!({ "reference": "TX1" })));
     let llm = FakeHttp::start(|_, i| {
         if i == 0 {
-            completion(
-                json!({
-                    "role": "assistant",
-                    "content": null,
-                    "tool_calls": [{
-                        "id": "call_1",
-                        "type": "function",
-                        // "thao mbili" misheard by the model as 2 shillings, and a phone in words.
-                        "function": { "name": "send_money", "arguments": "{\"amount\":\"2\",\"phone\":\"sifuri saba tano tano moja mbili tatu nne tano sita\"}" }
-                    }]
-                }),
-                "tool_calls",
+            // "thao mbili" misheard by the model as 2 shillings, and a phone in words.
+            calls_tool(
+                "send_money",
+                r#"{"amount":"2","phone":"sifuri saba tano tano moja mbili tatu nne tano sita"}"#,
             )
         } else {
             says("Samahani, ni kiasi gani hasa?")

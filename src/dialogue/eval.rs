@@ -3,12 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::Deserialize;
 
 use super::scenario::{self, OneOrMany, Scenario};
-use super::{converse, DialogueBackend, RecordingActions, ScenarioBackend, Session};
 
 /// One evaluation file: a scenario and its labelled cases.
 #[derive(Debug, Clone, Deserialize)]
@@ -142,31 +140,20 @@ pub async fn run(path: &Path) -> anyhow::Result<FileReport> {
 }
 
 async fn run_case(scenario: &Scenario, case: &Case) -> CaseOutcome {
-    let actions = Arc::new(RecordingActions::default());
-    let backend = ScenarioBackend::new(actions.clone());
-    let mut session = Session::default();
+    let mut conversation = super::testing::Conversation::new(scenario);
     let mut failures = Vec::new();
     let mut first = String::new();
     let opening = case.first();
     let turns = std::iter::once(&opening).chain(&case.then);
     for (i, turn) in turns.enumerate() {
         let at = format!("turn {} {:?}", i + 1, turn.say);
-        let reply = match converse(
-            scenario,
-            &mut session,
-            &turn.say,
-            &backend as &dyn DialogueBackend,
-            None,
-        )
-        .await
-        {
-            Ok(reply) => reply,
+        let reply = match conversation.say(&turn.say).await {
+            Ok((reply, _)) => reply,
             Err(error) => {
                 failures.push(format!("{at}: {error}"));
                 break;
             }
         };
-        actions.take();
         if i == 0 {
             first = reply.outcome.clone();
         }
@@ -190,7 +177,11 @@ async fn run_case(scenario: &Scenario, case: &Case) -> CaseOutcome {
             &mut failures,
         );
         for (slot, want) in &turn.slots {
-            let held = session.slots.get(slot).map_or("", String::as_str);
+            let held = conversation
+                .session
+                .slots
+                .get(slot)
+                .map_or("", String::as_str);
             if held != want {
                 failures.push(format!(
                     "{at}: slot {slot} is {held:?}, expected {want:?} — {:?}",

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use super::scenario::{OneOrMany, Scenario, TestConversation};
-use super::{converse, DialogueBackend, RecordingActions, ScenarioBackend, Session};
+use super::{
+    converse, DialogueBackend, DialogueError, RecordingActions, Reply, ScenarioBackend, Session,
+};
 
 /// The outcome of one test conversation.
 #[derive(Debug, Clone)]
@@ -52,29 +54,59 @@ pub fn check_reply(
     }
 }
 
+/// A conversation with the embedded engine in a fresh session; actions are recorded, not sent.
+pub struct Conversation<'a> {
+    scenario: &'a Scenario,
+    actions: Arc<RecordingActions>,
+    backend: ScenarioBackend,
+    /// The session, for checks on its slots.
+    pub session: Session,
+}
+
+impl<'a> Conversation<'a> {
+    /// A new conversation with `scenario`.
+    pub fn new(scenario: &'a Scenario) -> Self {
+        let actions = Arc::new(RecordingActions::default());
+        Self {
+            scenario,
+            backend: ScenarioBackend::new(actions.clone()),
+            actions,
+            session: Session::default(),
+        }
+    }
+
+    /// One guarded turn: the reply and the actions it called.
+    pub async fn say(&mut self, text: &str) -> Result<(Reply, Vec<String>), DialogueError> {
+        let reply = converse(
+            self.scenario,
+            &mut self.session,
+            text,
+            &self.backend as &dyn DialogueBackend,
+            None,
+        )
+        .await?;
+        let called = self
+            .actions
+            .take()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        Ok((reply, called))
+    }
+}
+
 async fn run_case(scenario: &Scenario, test: &TestConversation) -> CaseResult {
-    let actions = Arc::new(RecordingActions::default());
-    let backend = ScenarioBackend::new(actions.clone());
-    let mut session = Session::default();
+    let mut conversation = Conversation::new(scenario);
     let mut failures = Vec::new();
     for (i, turn) in test.turns.iter().enumerate() {
         let at = format!("turn {} ({:?})", i + 1, turn.user);
-        let reply = match converse(
-            scenario,
-            &mut session,
-            &turn.user,
-            &backend as &dyn DialogueBackend,
-            None,
-        )
-        .await
-        {
-            Ok(reply) => reply,
+        let (reply, called) = match conversation.say(&turn.user).await {
+            Ok(said) => said,
             Err(error) => {
                 failures.push(format!("{at}: {error}"));
                 break;
             }
         };
-        let called: Vec<String> = actions.take().into_iter().map(|(name, _)| name).collect();
         if let Some(intent) = &turn.intent {
             if &reply.outcome != intent {
                 failures.push(format!(
