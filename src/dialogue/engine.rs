@@ -85,6 +85,17 @@ impl Turn<'_> {
         self.say(&ask);
     }
 
+    /// Answer a greeting (after its pair, already said) with the `greet` intent's reply or the scenario's
+    /// greeting; the outcome.
+    fn greet(&mut self) -> String {
+        let greet = self.scenario.intent("greet");
+        let reply = greet
+            .and_then(|i| i.reply.clone())
+            .unwrap_or_else(|| self.scenario.greeting.clone());
+        self.say(&reply);
+        if greet.is_some() { "greet" } else { "greeting" }.into()
+    }
+
     async fn run(&mut self, text: &str) -> String {
         if text.trim().is_empty() {
             let greeting = self.scenario.greeting.clone();
@@ -97,33 +108,26 @@ impl Turn<'_> {
             }
         }
         // A greeting is answered with its pair (Shikamoo → Marahaba), then whatever else the turn asks.
-        let mut rest = text.to_string();
-        if let Some((answer, taken)) = greetings::opening(text) {
-            self.parts.push(answer.to_string());
-            rest = greetings::rest(text, taken);
-            if intents::content(&rest).is_empty() {
-                let greet = self.scenario.intent("greet");
-                let reply = greet
-                    .and_then(|i| i.reply.clone())
-                    .unwrap_or_else(|| self.scenario.greeting.clone());
-                self.say(&reply);
-                self.session.fallbacks = 0;
-                return if greet.is_some() { "greet" } else { "greeting" }.into();
+        let opening = greetings::opening(text);
+        let greeted = opening.is_some();
+        let rest = match opening {
+            Some((answer, taken)) => {
+                self.parts.push(answer.to_string());
+                greetings::rest(text, taken)
             }
+            None => text.to_string(),
+        };
+        if greeted && intents::content(&rest).is_empty() {
+            self.session.fallbacks = 0;
+            return self.greet();
         }
-        let greeted = rest.len() != text.len();
         let text = rest.as_str();
         let found =
             intents::best(self.scenario, text).filter(|(_, score)| !greeted || *score >= SURE);
         let Some((intent, _)) = found else {
             if greeted {
                 // "Mambo vipi, niko hapa": a greeting with small talk is answered as a greeting.
-                let greet = self.scenario.intent("greet");
-                let reply = greet
-                    .and_then(|i| i.reply.clone())
-                    .unwrap_or_else(|| self.scenario.greeting.clone());
-                self.say(&reply);
-                return if greet.is_some() { "greet" } else { "greeting" }.into();
+                return self.greet();
             }
             let fallback = &self.scenario.fallback;
             let reply = fallback[self.session.fallbacks % fallback.len().max(1)].clone();

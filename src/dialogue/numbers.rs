@@ -193,7 +193,7 @@ fn money_tokens(text: &str, grouped: &mut Vec<String>) -> Vec<String> {
     // Thousands separators (`1,000,000`, `1.000.000`, `1 000 000`), joined group by group; long numbers written
     // with them are amounts, however many digits they have.
     let mut spaced = spaced.into_owned();
-    for found in re!(r"\d{1,3}(?:[,. ]\d{3})+\b").find_iter(&spaced.clone()) {
+    for found in re!(r"\d{1,3}(?:[,. ]\d{3})+\b").find_iter(&spaced) {
         let digits: String = found
             .as_str()
             .chars()

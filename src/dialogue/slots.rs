@@ -91,7 +91,8 @@ pub fn check_argument(
     }
 }
 
-fn is_phone(digits: &str) -> bool {
+/// Whether a digit string (a `+` allowed first) is a Tanzanian or Kenyan mobile number.
+pub fn is_phone(digits: &str) -> bool {
     re!(r"^(?:\+?(?:255|254)|0)[167]\d{8}$").is_match(digits)
 }
 

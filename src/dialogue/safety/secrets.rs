@@ -71,13 +71,14 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
     ));
     let not_a_secret = re!(NOT_A_SECRET);
     let mut spans = Vec::new();
-    let phone = re!(r"^\+?(?:0[167]\d{8}|25[45][167]\d{8})$");
     for caps in named.captures_iter(text) {
         let digits: String = caps["value"]
             .chars()
             .filter(|c| !c.is_whitespace() && *c != '-')
             .collect();
-        if !not_a_secret.is_match(&caps["gap"]) && !phone.is_match(&digits) {
+        if !not_a_secret.is_match(&caps["gap"])
+            && !super::super::slots::is_phone(digits.trim_start_matches('+'))
+        {
             spans.push(caps.name("value").map(|m| m.range()));
         }
     }
