@@ -16,6 +16,9 @@ pub struct TtsSettings {
     pub workers: usize,
     /// Requests that may wait for a worker; beyond that callers get 503 `server_busy`.
     pub queue: usize,
+    /// Workers one API key may hold at once (its other requests wait their turn while other keys' requests
+    /// run); 0 = all but one (at least one).
+    pub workers_per_key: usize,
     /// Neural voices (`[[tts.voices]]`), listed after the two built-in ones.
     pub voices: Vec<VoiceSettingsEntry>,
 }
@@ -102,6 +105,7 @@ impl Default for TtsSettings {
             agent_voice: "baraka".into(),
             workers: 2,
             queue: 32,
+            workers_per_key: 0,
             voices: VoiceSettingsEntry::shipped(),
         }
     }

@@ -36,6 +36,8 @@ pub const ACTOR_RESTARTS: &str = "sauti_actor_restarts_total";
 pub const RATE_LIMITED: &str = "sauti_rate_limited_total";
 /// Job state changes, by the state entered.
 pub const JOBS: &str = "sauti_jobs_total";
+/// Work stopped because its caller went away or its deadline passed, by actor.
+pub const CANCELLED_WORK: &str = "sauti_cancelled_work_total";
 /// Turns the dialogue fallback answered, by the backend that failed.
 pub const DIALOGUE_FALLBACKS: &str = "sauti_dialogue_fallbacks_total";
 /// Agent turns, by scenario and outcome (intent, fallback, guardrail, emergency, llm).

@@ -3,7 +3,7 @@
 use super::formant::{FormantVoice, Preset};
 use super::g2p;
 use super::lexicon::Lexicon;
-use super::normalize::{normalize_with, split_sentences};
+use super::normalize::{normalize_with, split_pieces, PIECE_CHARS};
 use super::{TtsError, VoiceSettings};
 
 /// A voice that turns Swahili text into 16 kHz mono samples. Implementations are synchronous and CPU-bound:
@@ -103,7 +103,7 @@ impl EmbeddedVoice {
         }
         let mut samples = Vec::new();
         let mut spoke = false;
-        let sentences = split_sentences(text);
+        let sentences = split_pieces(text, PIECE_CHARS);
         for (i, sentence) in sentences.iter().enumerate() {
             let audio = self.sentence(sentence, settings, seed.wrapping_add(i as u64));
             spoke |= !audio.is_empty();
@@ -136,10 +136,7 @@ impl Synthesizer for EmbeddedVoice {
         if text.trim().is_empty() {
             return Err(TtsError::EmptyText);
         }
-        Ok(split_sentences(text)
-            .into_iter()
-            .map(|s| s.to_string())
-            .collect())
+        Ok(split_pieces(text, PIECE_CHARS))
     }
 
     fn synthesize_piece(

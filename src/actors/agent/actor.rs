@@ -94,7 +94,7 @@ async fn turn(
     let dialogue = state
         .dialogue
         .turn(TurnRequest {
-            owner: request.owner,
+            owner: request.owner.clone(),
             scenario: request.scenario,
             session_id: request.session_id,
             text: request.text,
@@ -102,7 +102,13 @@ async fn turn(
         .await?;
     let dialogue_ms = heard.elapsed().as_millis() as u64;
     let spoken = Instant::now();
-    let (samples, audio_base64) = speak(state, &request.voice_id, &dialogue.reply.text).await?;
+    let (samples, audio_base64) = speak(
+        state,
+        &request.owner,
+        &request.voice_id,
+        &dialogue.reply.text,
+    )
+    .await?;
     let tts_ms = spoken.elapsed().as_millis() as u64;
     Ok(AgentTurn {
         user_text,
@@ -125,6 +131,7 @@ async fn turn(
 /// synthesizer is waited out for a while rather than failing the turn.
 async fn speak(
     state: &AgentArgs,
+    owner: &str,
     voice_id: &str,
     text: &str,
 ) -> Result<(usize, String), AgentError> {
@@ -133,10 +140,16 @@ async fn speak(
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let outcome = state
             .tts
-            .synthesize_then(voice_id, text, VoiceSettings::default(), move |samples| {
-                let wav = audio::encode_wav_16k(&samples);
-                let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));
-            })
+            .synthesize_then(
+                owner,
+                voice_id,
+                text,
+                VoiceSettings::default(),
+                move |samples| {
+                    let wav = audio::encode_wav_16k(&samples);
+                    let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));
+                },
+            )
             .await;
         match outcome {
             Ok(samples) => {

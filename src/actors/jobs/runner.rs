@@ -7,11 +7,9 @@ use crate::actors::tts::{SynthesisError, TtsHandle};
 use crate::actors::{ActorError, ActorSlot};
 use crate::audio;
 use crate::storage::{job_queries, ArtifactStore, Database, StorageError};
-use crate::tts::normalize::{split_clauses, split_sentences};
+use crate::tts::normalize::{split_pieces, PIECE_CHARS};
 use crate::tts::TtsError;
 
-/// Longest piece sent to the synthesizer at once.
-const PIECE_CHARS: usize = 400;
 /// How often a piece is retried while the synthesizer is busy or restarting.
 const RETRIES: u32 = 60;
 
@@ -79,13 +77,12 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
     let started = std::time::Instant::now();
     tracing::info!(job_id = %job.id, "job running");
 
-    let pieces: Vec<String> = split_sentences(&job.text)
-        .iter()
-        .flat_map(|s| split_clauses(s, PIECE_CHARS))
-        .collect();
+    let pieces = split_pieces(&job.text, PIECE_CHARS);
     let mut samples: Vec<f32> = Vec::new();
     for (i, piece) in pieces.iter().enumerate() {
-        match synthesize_with_retry(&context.tts, &job.voice_id, piece, job.settings).await {
+        match synthesize_with_retry(&context.tts, &job.owner, &job.voice_id, piece, job.settings)
+            .await
+        {
             Ok(audio) => samples.extend(audio),
             Err(SynthesisError::Invalid(TtsError::NothingToSay)) => {}
             Err(error) => return Err(Outcome::Failed(error.to_string())),
@@ -119,13 +116,14 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
 /// Synthesise a piece, waiting out a busy or restarting synthesizer.
 async fn synthesize_with_retry(
     tts: &TtsHandle,
+    owner: &str,
     voice_id: &str,
     text: &str,
     settings: crate::tts::VoiceSettings,
 ) -> Result<Vec<f32>, SynthesisError> {
     let mut attempt = 0;
     loop {
-        match tts.synthesize(voice_id, text, settings).await {
+        match tts.synthesize(owner, voice_id, text, settings).await {
             Err(SynthesisError::Actor(
                 ActorError::Busy { .. }
                 | ActorError::Restarting(_)

@@ -57,8 +57,12 @@ impl Graph {
             voices: Arc::clone(&voices),
             admission: Arc::new(Semaphore::new(settings.tts.workers + settings.tts.queue)),
             pool: Arc::new(
-                WorkerPool::new("sauti-synth", settings.tts.workers)
-                    .map_err(|e| ractor::SpawnErr::StartupFailed(e.into()))?,
+                WorkerPool::new(
+                    "sauti-synth",
+                    settings.tts.workers,
+                    settings.tts.workers_per_key,
+                )
+                .map_err(|e| ractor::SpawnErr::StartupFailed(e.into()))?,
             ),
         };
         let asr = AsrArgs {

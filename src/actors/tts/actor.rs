@@ -7,6 +7,7 @@ use super::pool::WorkerPool;
 use super::spread::{self, Failure};
 use super::{SynthesisError, Synthesised, Then};
 use crate::actors::admit;
+use crate::actors::cancel::Cancel;
 use crate::tts::catalog::VoiceRegistry;
 use crate::tts::Synthesizer;
 use crate::tts::VoiceSettings;
@@ -15,6 +16,8 @@ use crate::tts::VoiceSettings;
 pub enum ToTtsActor {
     /// Synthesise text with a voice.
     Synthesize {
+        /// The API key asking: its share of the workers is what this request uses.
+        owner: String,
         /// Which voice.
         voice_id: String,
         /// Raw text (the voice normalises it).
@@ -23,6 +26,8 @@ pub enum ToTtsActor {
         settings: VoiceSettings,
         /// Runs with the samples on the synthesis worker after the reply; `None` returns the samples instead.
         then: Option<Then>,
+        /// Set when the caller stops waiting; the work stops at its next piece.
+        cancel: Cancel,
         /// Where the audio goes.
         reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
     },
@@ -64,10 +69,12 @@ impl Actor for TtsActor {
         #[cfg(feature = "fault-injection")]
         crate::actors::faults::maybe_panic("tts");
         let ToTtsActor::Synthesize {
+            owner,
             voice_id,
             text,
             settings,
             then,
+            cancel,
             reply,
         } = message;
         let synthesizer = match state.voices.synthesizer(&voice_id) {
@@ -94,14 +101,16 @@ impl Actor for TtsActor {
         metrics::gauge!(crate::telemetry::metrics::QUEUE_DEPTH, "actor" => "tts").increment(1.0);
         let job = Job {
             pool: Arc::clone(&state.pool),
+            owner: owner.clone(),
             synthesizer,
             voice_id,
             text,
             settings,
             then,
+            cancel,
             reply,
         };
-        if !state.pool.run(move || job.run(admitted)) {
+        if !state.pool.run(&owner, move || job.run(admitted)) {
             tracing::error!("the synthesis workers have stopped");
         }
         Ok(())
@@ -120,7 +129,12 @@ impl Drop for FinishedGuard {
 /// Characters, audio seconds and real-time factor of a finished synthesis, for `/metrics`.
 fn record(job: &Job, samples: usize, elapsed: f64) {
     let seconds = samples as f64 / f64::from(crate::audio::SAMPLE_RATE);
-    let voice = job.voice_id.clone();
+    // A cloned voice belongs to one tenant: its id is never shown to the others, and series stay bounded.
+    let voice = if job.voice_id.starts_with("cv_") {
+        "cloned".to_string()
+    } else {
+        job.voice_id.clone()
+    };
     metrics::counter!(crate::telemetry::metrics::TTS_CHARACTERS, "voice" => voice.clone())
         .increment(job.text.chars().count() as u64);
     metrics::counter!(crate::telemetry::metrics::TTS_AUDIO_MS, "voice" => voice)
@@ -134,11 +148,13 @@ fn record(job: &Job, samples: usize, elapsed: f64) {
 /// One admitted synthesis request, run on a blocking worker.
 struct Job {
     pool: Arc<WorkerPool>,
+    owner: String,
     synthesizer: Arc<dyn Synthesizer>,
     voice_id: String,
     text: String,
     settings: VoiceSettings,
     then: Option<Then>,
+    cancel: Cancel,
     reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
 }
 
@@ -149,10 +165,12 @@ impl Job {
         let started = std::time::Instant::now();
         let outcome = synthesize(
             &self.pool,
+            &self.owner,
             &self.synthesizer,
             &self.voice_id,
             &self.text,
             &self.settings,
+            &self.cancel,
         );
         if let Ok(samples) = &outcome {
             record(&self, samples.len(), started.elapsed().as_secs_f64());
@@ -190,14 +208,27 @@ impl Job {
 /// for this request alone.
 fn synthesize(
     pool: &WorkerPool,
+    owner: &str,
     synthesizer: &Arc<dyn Synthesizer>,
     voice_id: &str,
     text: &str,
     settings: &VoiceSettings,
+    cancel: &Cancel,
 ) -> Result<Vec<f32>, SynthesisError> {
-    match spread::synthesize(pool, synthesizer, text, settings) {
+    match spread::synthesize(pool, owner, synthesizer, text, settings, cancel) {
         Ok(samples) => Ok(samples),
         Err(Failure::Invalid(invalid)) => Err(SynthesisError::Invalid(invalid)),
+        Err(Failure::Cancelled) => {
+            metrics::counter!(crate::telemetry::metrics::CANCELLED_WORK, "actor" => "tts")
+                .increment(1);
+            tracing::info!(
+                voice_id,
+                "synthesis stopped: the caller went away or timed out"
+            );
+            Err(SynthesisError::Actor(crate::actors::ActorError::Timeout(
+                "tts",
+            )))
+        }
         Err(Failure::Panicked) => {
             tracing::error!(voice_id, "synthesizer panicked");
             Err(SynthesisError::Engine(

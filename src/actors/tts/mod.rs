@@ -8,6 +8,7 @@ pub use actor::{ToTtsActor, TtsActor, TtsArgs};
 
 use std::time::Duration;
 
+use super::cancel::Cancel;
 use super::{ActorError, ActorSlot};
 use crate::tts::{TtsError, VoiceSettings};
 
@@ -66,14 +67,16 @@ impl TtsHandle {
         Self { slot }
     }
 
-    /// Synthesise `text` with a voice; 16 kHz mono samples.
+    /// Synthesise `text` with a voice for `owner` (the API key whose share of the workers it uses); 16 kHz
+    /// mono samples.
     pub async fn synthesize(
         &self,
+        owner: &str,
         voice_id: &str,
         text: &str,
         settings: VoiceSettings,
     ) -> Result<Vec<f32>, SynthesisError> {
-        match self.call(voice_id, text, settings, None).await? {
+        match self.call(owner, voice_id, text, settings, None).await? {
             Synthesised::Samples(samples) => Ok(samples),
             Synthesised::Delivering { .. } => Err(mismatch()),
         }
@@ -83,13 +86,14 @@ impl TtsHandle {
     /// on the synthesis worker (which keeps its permit until `then` returns).
     pub async fn synthesize_then(
         &self,
+        owner: &str,
         voice_id: &str,
         text: &str,
         settings: VoiceSettings,
         then: impl FnOnce(Vec<f32>) + Send + 'static,
     ) -> Result<usize, SynthesisError> {
         match self
-            .call(voice_id, text, settings, Some(Box::new(then)))
+            .call(owner, voice_id, text, settings, Some(Box::new(then)))
             .await?
         {
             Synthesised::Delivering { samples } => Ok(samples),
@@ -99,20 +103,27 @@ impl TtsHandle {
 
     async fn call(
         &self,
+        owner: &str,
         voice_id: &str,
         text: &str,
         settings: VoiceSettings,
         then: Option<Then>,
     ) -> Result<Synthesised, SynthesisError> {
-        let (voice_id, text) = (voice_id.to_string(), text.to_string());
+        let (owner, voice_id, text) = (owner.to_string(), voice_id.to_string(), text.to_string());
+        // Dropped when this call ends however it ends: an answer, the deadline, or the caller's future dropped
+        // because its client disconnected. Unfinished work then stops at its next piece.
+        let cancel = Cancel::new();
+        let _stop_when_gone = cancel.on_drop();
         self.slot
             .call(
                 "tts",
                 |reply| ToTtsActor::Synthesize {
+                    owner,
                     voice_id,
                     text,
                     settings,
                     then,
+                    cancel,
                     reply,
                 },
                 CALL_TIMEOUT,

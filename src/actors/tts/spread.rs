@@ -1,11 +1,14 @@
 //! One request over several workers: when workers are idle, the sentences of a text are synthesised in
 //! parallel and joined in order — the same samples as synthesising the text in one piece, sooner. A worker
 //! that waits for helpers also takes unclaimed sentences itself, so the pool can never deadlock on its own tasks.
+//! Pieces are bounded ([`crate::tts::normalize::PIECE_CHARS`]), and the caller's [`Cancel`] is checked before
+//! each one: a request whose client has gone stops within one piece.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::pool::WorkerPool;
+use crate::actors::cancel::Cancel;
 use crate::tts::{Synthesizer, TtsError, VoiceSettings};
 
 type Piece = Option<Result<Vec<f32>, Failure>>;
@@ -17,11 +20,14 @@ pub enum Failure {
     Invalid(TtsError),
     /// The synthesizer panicked.
     Panicked,
+    /// The caller went away or its deadline passed.
+    Cancelled,
 }
 
 struct Shared {
     synthesizer: Arc<dyn Synthesizer>,
     settings: VoiceSettings,
+    cancel: Cancel,
     pieces: Vec<String>,
     /// Indices of `pieces`, longest first: the last piece claimed is a short one, so the workers finish close
     /// together (a long last sentence claimed in text order would leave one worker finishing it alone).
@@ -39,16 +45,13 @@ impl Shared {
             let Some(&index) = self.order.get(claimed) else {
                 return;
             };
-            let piece = &self.pieces[index];
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.synthesizer
-                    .synthesize_piece(piece, index, &self.settings)
-            }));
-            let result = match outcome {
-                Ok(Ok(samples)) => Ok(samples),
-                Ok(Err(invalid)) => Err(Failure::Invalid(invalid)),
-                Err(_) => Err(Failure::Panicked),
-            };
+            let result = piece(
+                &*self.synthesizer,
+                &self.pieces[index],
+                index,
+                &self.settings,
+                &self.cancel,
+            );
             let mut results = self.results.lock().unwrap_or_else(|p| p.into_inner());
             results[index] = Some(result);
             self.filled.notify_all();
@@ -56,23 +59,44 @@ impl Shared {
     }
 }
 
-/// Synthesise `text`, spreading its sentences over the idle workers of `pool` when there are any.
+/// One piece, unless the caller has gone; a panic in the synthesizer is this piece's failure alone.
+fn piece(
+    synthesizer: &dyn Synthesizer,
+    text: &str,
+    index: usize,
+    settings: &VoiceSettings,
+    cancel: &Cancel,
+) -> Result<Vec<f32>, Failure> {
+    if cancel.is_cancelled() {
+        return Err(Failure::Cancelled);
+    }
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        synthesizer.synthesize_piece(text, index, settings)
+    }))
+    .map_err(|_| Failure::Panicked)?
+    .map_err(Failure::Invalid)
+}
+
+/// Synthesise `text`, spreading its pieces over the idle workers of `pool` when there are any, and stopping
+/// at the next piece once `cancel` is set.
 pub fn synthesize(
     pool: &WorkerPool,
+    owner: &str,
     synthesizer: &Arc<dyn Synthesizer>,
     text: &str,
     settings: &VoiceSettings,
+    cancel: &Cancel,
 ) -> Result<Vec<f32>, Failure> {
     let pieces = synthesizer
         .pieces(text, settings)
         .map_err(Failure::Invalid)?;
-    let helpers = pool.idle().min(pieces.len().saturating_sub(1));
+    let helpers = pool.idle_for(owner).min(pieces.len().saturating_sub(1));
     if helpers == 0 {
-        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            synthesizer.synthesize(text, settings)
-        }))
-        .map_err(|_| Failure::Panicked)?
-        .map_err(Failure::Invalid);
+        let mut samples = Vec::new();
+        for (index, text) in pieces.iter().enumerate() {
+            samples.extend(piece(&**synthesizer, text, index, settings, cancel)?);
+        }
+        return spoken(samples);
     }
     let count = pieces.len();
     let mut order: Vec<usize> = (0..count).collect();
@@ -80,6 +104,7 @@ pub fn synthesize(
     let shared = Arc::new(Shared {
         synthesizer: Arc::clone(synthesizer),
         settings: *settings,
+        cancel: cancel.clone(),
         pieces,
         order,
         next: AtomicUsize::new(0),
@@ -88,7 +113,7 @@ pub fn synthesize(
     });
     for _ in 0..helpers {
         let shared = Arc::clone(&shared);
-        pool.run(move || shared.work());
+        pool.run(owner, move || shared.work());
     }
     shared.work();
     let mut results = shared.results.lock().unwrap_or_else(|p| p.into_inner());
@@ -102,6 +127,11 @@ pub fn synthesize(
     for result in results.iter_mut() {
         samples.extend(result.take().unwrap_or(Err(Failure::Panicked))?);
     }
+    spoken(samples)
+}
+
+/// Audio with nothing in it means the text held nothing the voice could read.
+fn spoken(samples: Vec<f32>) -> Result<Vec<f32>, Failure> {
     if samples.is_empty() {
         return Err(Failure::Invalid(TtsError::NothingToSay));
     }
@@ -115,22 +145,51 @@ mod tests {
 
     #[test]
     fn spread_synthesis_equals_one_piece() {
-        let pool = WorkerPool::new("spread-test", 3).expect("threads");
+        let pool = WorkerPool::new("spread-test", 3, 3).expect("threads");
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert_eq!(pool.idle(), 3);
         let voice: Arc<dyn Synthesizer> = Arc::new(EmbeddedVoice::zuri());
         let text =
             "Habari ya asubuhi. Salio lako ni shilingi 12,500! Je, unataka kutuma pesa? Asante.";
         let settings = VoiceSettings::default();
-        let spread = synthesize(&pool, &voice, text, &settings).expect("audio");
+        let go = Cancel::new();
+        let spread = synthesize(&pool, "key", &voice, text, &settings, &go).expect("audio");
         assert_eq!(spread, voice.synthesize(text, &settings).expect("audio"));
         assert!(matches!(
-            synthesize(&pool, &voice, "?!", &settings),
+            synthesize(&pool, "key", &voice, "?!", &settings, &go),
             Err(Failure::Invalid(TtsError::NothingToSay))
         ));
         assert!(matches!(
-            synthesize(&pool, &voice, "  ", &settings),
+            synthesize(&pool, "key", &voice, "  ", &settings, &go),
             Err(Failure::Invalid(TtsError::EmptyText))
         ));
+    }
+
+    #[test]
+    fn cancelled_work_stops_before_the_next_piece() {
+        let voice: Arc<dyn Synthesizer> = Arc::new(EmbeddedVoice::zuri());
+        let text = "tisini na tisa ".repeat(400);
+        let settings = VoiceSettings::default();
+        for workers in [1, 3] {
+            let pool = WorkerPool::new("cancel-test", workers, 0).expect("threads");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let stop = Cancel::new();
+            stop.cancel();
+            assert!(matches!(
+                synthesize(&pool, "key", &voice, &text, &settings, &stop),
+                Err(Failure::Cancelled)
+            ));
+        }
+    }
+
+    #[test]
+    fn a_text_without_punctuation_is_synthesised_in_bounded_pieces() {
+        let voice = EmbeddedVoice::zuri();
+        let text = "99.999.999 ".repeat(200);
+        let pieces = voice.pieces(&text, &VoiceSettings::default()).unwrap();
+        assert!(pieces.len() > 1);
+        assert!(pieces
+            .iter()
+            .all(|p| p.chars().count() <= crate::tts::normalize::PIECE_CHARS));
     }
 }

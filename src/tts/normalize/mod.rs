@@ -13,7 +13,7 @@ mod rules;
 mod sentences;
 
 pub use numbers::{cardinal, ordinal};
-pub use sentences::{split_clauses, split_sentences};
+pub use sentences::{split_clauses, split_pieces, split_sentences, PIECE_CHARS};
 
 use super::lexicon::Lexicon;
 

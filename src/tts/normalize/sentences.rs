@@ -1,5 +1,23 @@
 //! Sentence and clause splitting for long texts (jobs synthesise sentence by sentence).
 
+/// Longest piece of text any voice synthesises at once: the unit of work that is spread over workers,
+/// checked for cancellation, and whose cost bounds every request's latency to stop.
+pub const PIECE_CHARS: usize = 400;
+
+/// The pieces a text is synthesised in: its sentences, and any sentence longer than `max_chars` (a text without
+/// punctuation, say) cut at clause marks and then at spaces, so that no piece is longer than `max_chars`.
+pub fn split_pieces(text: &str, max_chars: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    for sentence in split_sentences(text) {
+        if sentence.chars().count() <= max_chars {
+            pieces.push(sentence);
+        } else {
+            pieces.extend(split_clauses(&sentence, max_chars));
+        }
+    }
+    pieces
+}
+
 /// Words that end in a full stop without ending a sentence.
 const ABBREVIATIONS: &[&str] = &[
     "k.m", "n.k", "dkt", "dk", "bw", "bi", "mh", "mhe", "prof", "mt", "na", "s.l.p", "sh", "shs",

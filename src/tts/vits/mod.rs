@@ -24,15 +24,13 @@ use self::graph::{Inputs, Scales};
 use self::tokens::{CharVocab, PhonemeIds};
 use super::g2p;
 use super::lexicon::Lexicon;
-use super::normalize::{normalize_with, split_clauses, split_sentences};
+use super::normalize::{normalize_with, split_pieces, PIECE_CHARS};
 use super::{Synthesizer, TtsError, VoiceSettings};
 use crate::audio::resample::to_16k;
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
 
 /// Silence between sentences.
 const SENTENCE_PAUSE_SECONDS: f32 = 0.2;
-/// Sentences longer than this are synthesised clause by clause.
-const MAX_PIECE_CHARS: usize = 400;
 
 /// How text becomes token ids.
 enum Front {
@@ -237,10 +235,7 @@ impl Synthesizer for VitsVoice {
         if text.trim().is_empty() {
             return Err(TtsError::EmptyText);
         }
-        Ok(split_sentences(text)
-            .iter()
-            .flat_map(|sentence| split_clauses(sentence, MAX_PIECE_CHARS))
-            .collect())
+        Ok(split_pieces(text, PIECE_CHARS))
     }
 
     fn synthesize_piece(
