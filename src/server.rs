@@ -112,6 +112,9 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
         voices,
         graph: graph.clone(),
         keys: keys.clone(),
+        decoders: Arc::new(tokio::sync::Semaphore::new(
+            std::thread::available_parallelism().map_or(2, |n| n.get()),
+        )),
     };
     let app = router(state, keys, limits);
 

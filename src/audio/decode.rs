@@ -53,15 +53,54 @@ const MAX_RATE: u32 = 384_000;
 /// A run of undecodable packets this long means the stream is damaged, not merely glitched.
 const MAX_CONSECUTIVE_BAD_PACKETS: usize = 16;
 
+/// Where decoded mono blocks go as they come out of the decoder.
+pub trait Sink {
+    /// The stream's native rate, once known and before any block.
+    fn start(&mut self, rate: u32);
+    /// The next mono block at the native rate.
+    fn push(&mut self, block: &[f32]);
+}
+
+/// Collects the samples at their native rate.
+impl Sink for Vec<f32> {
+    fn start(&mut self, _rate: u32) {}
+
+    fn push(&mut self, block: &[f32]) {
+        self.extend_from_slice(block);
+    }
+}
+
+/// What the decoder learnt besides the samples it handed to the sink.
+struct Decoded {
+    source: SourceInfo,
+    sample_rate: u32,
+}
+
 /// Decode an upload of any supported format into mono samples at its native rate.
 ///
 /// Never panics: a decoder panic on hostile input is caught and reported as [`AudioError::Corrupt`].
 pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<DecodedAudio, AudioError> {
+    let mut samples = Vec::new();
+    let decoded = decode_into(bytes, limits, &mut samples)?;
+    Ok(DecodedAudio {
+        source: decoded.0,
+        sample_rate: decoded.1,
+        samples,
+    })
+}
+
+/// Decode an upload block by block into `sink`, which receives mono audio at the native rate and never the
+/// whole multichannel stream: memory stays with what the sink keeps. The source and its native rate.
+pub fn decode_into(
+    bytes: &[u8],
+    limits: &DecodeLimits,
+    sink: &mut dyn Sink,
+) -> Result<(SourceInfo, u32), AudioError> {
     let bytes = tags::skip_id3v2(bytes)?;
     let container = sniff(bytes)?;
     structure::check_complete(container, bytes)?;
     catch_unwind(AssertUnwindSafe(|| {
-        decode_container(bytes, container, limits)
+        decode_container(bytes, container, limits, sink)
     }))
     .unwrap_or_else(|_| {
         Err(AudioError::Corrupt {
@@ -69,13 +108,15 @@ pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<DecodedAudio, Audio
             reason: "the decoder could not make sense of the stream".into(),
         })
     })
+    .map(|d| (d.source, d.sample_rate))
 }
 
 fn decode_container(
     bytes: &[u8],
     container: Container,
     limits: &DecodeLimits,
-) -> Result<DecodedAudio, AudioError> {
+    sink: &mut dyn Sink,
+) -> Result<Decoded, AudioError> {
     let format = container.name();
     let corrupt = |reason: String| AudioError::Corrupt { format, reason };
     let from_symphonia = |e: SymphoniaError| match e {
@@ -136,7 +177,16 @@ fn decode_container(
         )));
     }
     let rate = f64::from(engine.sample_rate);
-    let max_frames = (limit * rate) as usize;
+    // Frames allowed: the duration cap, and the decoding work (frames × channels) cap.
+    let channels = u64::from(engine.channels.max(1));
+    let max_frames = ((limit * rate) as u64).min(limits.max_channel_samples() / channels) as usize;
+    let (stream_channels, stream_rate) = (engine.channels, engine.sample_rate);
+    let too_many = |frames: u64| AudioError::TooManySamples {
+        channels: stream_channels,
+        rate: stream_rate,
+        seconds: frames as f64 / rate,
+        limit_seconds: limit,
+    };
 
     // What the container promises: used to refuse absurd claims early and to notice truncation.
     let declared_frames = match container {
@@ -149,9 +199,15 @@ fn decode_container(
         if seconds > limit {
             return Err(AudioError::TooLong { seconds, limit });
         }
+        if declared > max_frames as u64 {
+            return Err(too_many(declared));
+        }
     }
 
-    let mut samples: Vec<f32> = Vec::new();
+    sink.start(engine.sample_rate);
+    // Frames decoded so far; each packet is mixed to mono in `block` and handed on.
+    let mut frames = 0usize;
+    let mut block: Vec<f32> = Vec::new();
     let mut bad_run = 0usize;
     let mut first_error: Option<String> = None;
     loop {
@@ -161,18 +217,19 @@ fn decode_container(
                 break
             }
             Err(SymphoniaError::ResetRequired) => break,
-            Err(e) if samples.is_empty() => return Err(from_symphonia(e)),
+            Err(e) if frames == 0 => return Err(from_symphonia(e)),
             Err(e) => {
                 return Err(corrupt(format!(
                     "the stream breaks off after {:.2} s: {e}",
-                    samples.len() as f64 / rate
+                    frames as f64 / rate
                 )))
             }
         };
         if packet.track_id() != track_id {
             continue;
         }
-        match engine.decode_into(&packet, &mut samples) {
+        block.clear();
+        match engine.decode_into(&packet, &mut block) {
             Ok(()) => bad_run = 0,
             Err(reason) => {
                 bad_run += 1;
@@ -182,46 +239,48 @@ fn decode_container(
                 }
             }
         }
-        if samples.len() > max_frames {
-            return Err(AudioError::TooLong {
-                seconds: samples.len() as f64 / rate,
-                limit,
+        frames += block.len();
+        if frames > max_frames {
+            let seconds = frames as f64 / rate;
+            if seconds > limit {
+                return Err(AudioError::TooLong { seconds, limit });
+            }
+            return Err(too_many(frames as u64));
+        }
+        // A damaged stream can drive a codec to infinities or NaN (a one-bit flip in a Vorbis WebM did); such
+        // audio is refused rather than handed to resampling and recognition.
+        if !block.iter().all(|s| s.is_finite()) {
+            return Err(AudioError::Corrupt {
+                format,
+                reason: "the decoder produced samples that are not numbers".into(),
             });
         }
+        sink.push(&block);
     }
 
-    if bad_run >= MAX_CONSECUTIVE_BAD_PACKETS || (samples.is_empty() && first_error.is_some()) {
+    if bad_run >= MAX_CONSECUTIVE_BAD_PACKETS || (frames == 0 && first_error.is_some()) {
         return Err(corrupt(first_error.unwrap_or_default()));
     }
     if let Some(declared) = declared_frames {
         // A little slack covers encoder padding that a container accounts for differently.
         let slack = (0.05 * rate) as u64 + declared / 100;
-        if (samples.len() as u64) + slack < declared {
+        if (frames as u64) + slack < declared {
             return Err(AudioError::Truncated {
                 format,
                 detail: format!(
                     "the header declares {:.2} s but only {:.2} s is present",
                     declared as f64 / rate,
-                    samples.len() as f64 / rate
+                    frames as f64 / rate
                 ),
             });
         }
     }
-    if samples.is_empty() {
+    if frames == 0 {
         return Err(AudioError::Empty("the stream holds no audio samples"));
     }
-    // A damaged stream can drive a codec to infinities or NaN (a one-bit flip in a Vorbis WebM did); such
-    // audio is refused rather than handed to resampling and recognition.
-    if !samples.iter().all(|s| s.is_finite()) {
-        return Err(AudioError::Corrupt {
-            format,
-            reason: "the decoder produced samples that are not numbers".into(),
-        });
-    }
-    Ok(DecodedAudio {
+    Ok(Decoded {
         source,
         sample_rate: engine.sample_rate,
-        samples,
     })
 }
 

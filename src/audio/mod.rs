@@ -38,6 +38,18 @@ pub struct DecodeLimits {
     pub max_duration: Duration,
 }
 
+/// The richest audio whose full duration is decoded: rate × channels beyond this (a small file declaring
+/// 384 kHz and eight channels, say) is refused before it costs more than `max_duration` of this would.
+const RICHEST_RATE: u64 = 96_000;
+const RICHEST_CHANNELS: u64 = 2;
+
+impl DecodeLimits {
+    /// Samples (frames × channels) decoding may produce at most: `max_duration` of 96 kHz stereo.
+    pub fn max_channel_samples(&self) -> u64 {
+        (self.max_duration.as_secs_f64() * (RICHEST_RATE * RICHEST_CHANNELS) as f64) as u64
+    }
+}
+
 impl Default for DecodeLimits {
     fn default() -> Self {
         Self {
@@ -82,6 +94,19 @@ pub enum AudioError {
         /// The configured cap in seconds.
         limit: f64,
     },
+    /// More samples (frames × channels) than decoding may produce, declared or found: a high rate and many
+    /// channels over a long duration.
+    #[error("the audio is too large to decode: {channels} channels at {rate} Hz for {seconds:.1} s is more than {limit_seconds:.0} s of 96 kHz stereo")]
+    TooManySamples {
+        /// Channels of the stream.
+        channels: u16,
+        /// Its sample rate.
+        rate: u32,
+        /// Seconds declared or decoded when decoding stopped.
+        seconds: f64,
+        /// The duration cap.
+        limit_seconds: f64,
+    },
     /// Less (speech) audio than an operation needs.
     #[error(
         "the audio is too short: {seconds:.2} s of {what} found, at least {minimum:.1} s is needed"
@@ -106,6 +131,7 @@ impl AudioError {
             AudioError::Corrupt { .. } => "audio_corrupt",
             AudioError::Truncated { .. } => "audio_truncated",
             AudioError::TooLong { .. } => "audio_too_long",
+            AudioError::TooManySamples { .. } => "audio_too_large",
             AudioError::TooShort { .. } => "audio_too_short",
         }
     }
@@ -127,12 +153,26 @@ impl Audio16k {
     }
 }
 
-/// Decode any supported upload and resample it to 16 kHz mono.
+/// Decode any supported upload and resample it to 16 kHz mono as it decodes: memory follows the 16 kHz
+/// output (at most `limits.max_duration` of it), never the rate and channel count the upload declares.
 pub fn load_16k(bytes: &[u8], limits: &DecodeLimits) -> Result<Audio16k, AudioError> {
-    let decoded = decode(bytes, limits)?;
-    let samples = to_16k(&decoded.samples, decoded.sample_rate);
-    Ok(Audio16k {
-        source: decoded.source,
-        samples,
-    })
+    let mut sink = To16k(None);
+    let (source, _) = decode::decode_into(bytes, limits, &mut sink)?;
+    let samples = sink.0.map(resample::StreamResampler::finish).unwrap_or_default();
+    Ok(Audio16k { source, samples })
+}
+
+/// A decode sink that resamples each block to 16 kHz on arrival.
+struct To16k(Option<resample::StreamResampler>);
+
+impl decode::Sink for To16k {
+    fn start(&mut self, rate: u32) {
+        self.0 = Some(resample::StreamResampler::new(rate, SAMPLE_RATE));
+    }
+
+    fn push(&mut self, block: &[f32]) {
+        if let Some(resampler) = &mut self.0 {
+            resampler.push(block);
+        }
+    }
 }

@@ -15,67 +15,174 @@ pub fn to_16k(samples: &[f32], rate: u32) -> Vec<f32> {
 
 /// Resample mono audio between any two rates; the output length is `round(len * to / from)`.
 pub fn resample(samples: &[f32], from: u32, to: u32) -> Vec<f32> {
-    if from == to || samples.is_empty() || from == 0 || to == 0 {
-        return samples.to_vec();
-    }
-    let expected =
-        ((samples.len() as u64 * u64::from(to) + u64::from(from) / 2) / u64::from(from)) as usize;
-    let Ok(mut resampler) = FftFixedIn::<f32>::new(from as usize, to as usize, CHUNK, 2, 1) else {
-        return linear(samples, from, to, expected);
-    };
-    let delay = resampler.output_delay();
-    let mut out = Vec::with_capacity(expected + delay + resampler.output_frames_max());
-    let mut block = resampler.output_buffer_allocate(true);
-    let mut pos = 0;
-
-    let mut push = |resampler: &mut FftFixedIn<f32>, input: Option<&[f32]>, out: &mut Vec<f32>| {
-        let produced = match input {
-            Some(input) if input.len() == resampler.input_frames_next() => {
-                resampler.process_into_buffer(&[input], &mut block, None)
-            }
-            Some(input) => resampler.process_partial_into_buffer(Some(&[input]), &mut block, None),
-            None => resampler.process_partial_into_buffer(None::<&[&[f32]]>, &mut block, None),
-        };
-        // The buffers are sized by the resampler itself, so processing cannot fail; stop cleanly if it ever does.
-        match produced {
-            Ok((_, written)) => {
-                out.extend_from_slice(&block[0][..written]);
-                written
-            }
-            Err(_) => 0,
-        }
-    };
-
-    while samples.len() - pos >= resampler.input_frames_next() {
-        let n = resampler.input_frames_next();
-        push(&mut resampler, Some(&samples[pos..pos + n]), &mut out);
-        pos += n;
-    }
-    if pos < samples.len() {
-        push(&mut resampler, Some(&samples[pos..]), &mut out);
-    }
-    while out.len() < delay + expected {
-        if push(&mut resampler, None, &mut out) == 0 {
-            break;
-        }
-    }
-    out.drain(..delay.min(out.len()));
-    out.resize(expected, 0.0);
-    out
+    let mut stream = StreamResampler::new(from, to);
+    stream.push(samples);
+    stream.finish()
 }
 
-/// Fallback for rate pairs the FFT resampler refuses: linear interpolation.
-fn linear(samples: &[f32], from: u32, to: u32, expected: usize) -> Vec<f32> {
-    let step = f64::from(from) / f64::from(to);
-    (0..expected)
-        .map(|i| {
-            let x = i as f64 * step;
-            let i0 = (x as usize).min(samples.len() - 1);
-            let i1 = (i0 + 1).min(samples.len() - 1);
-            let frac = (x - i0 as f64) as f32;
-            samples[i0] * (1.0 - frac) + samples[i1] * frac
-        })
-        .collect()
+/// A resampler fed block by block, so a long input never has to be held at its own rate: memory follows the
+/// output (16 kHz mono for uploads) whatever rate and channel count the source declares. Pushing the input in
+/// any blocks gives exactly what [`resample`] gives for the whole.
+pub struct StreamResampler {
+    engine: Engine,
+    from: u32,
+    to: u32,
+    /// Input samples pushed so far.
+    consumed: u64,
+    out: Vec<f32>,
+}
+
+enum Engine {
+    /// Rates are equal: samples pass through.
+    Copy,
+    Fft {
+        resampler: Box<FftFixedIn<f32>>,
+        pending: Vec<f32>,
+        block: Vec<Vec<f32>>,
+    },
+    /// Rate pairs the FFT resampler refuses: linear interpolation over a sliding window.
+    Linear {
+        window: Vec<f32>,
+        /// Input index of `window[0]`.
+        base: u64,
+        next: u64,
+    },
+}
+
+impl StreamResampler {
+    /// A resampler from `from` Hz to `to` Hz.
+    pub fn new(from: u32, to: u32) -> Self {
+        let engine = if from == to || from == 0 || to == 0 {
+            Engine::Copy
+        } else {
+            match FftFixedIn::<f32>::new(from as usize, to as usize, CHUNK, 2, 1) {
+                Ok(resampler) => {
+                    let block = resampler.output_buffer_allocate(true);
+                    Engine::Fft {
+                        resampler: Box::new(resampler),
+                        pending: Vec::with_capacity(CHUNK),
+                        block,
+                    }
+                }
+                Err(_) => Engine::Linear {
+                    window: Vec::new(),
+                    base: 0,
+                    next: 0,
+                },
+            }
+        };
+        Self {
+            engine,
+            from,
+            to,
+            consumed: 0,
+            out: Vec::new(),
+        }
+    }
+
+    /// Output samples made so far.
+    pub fn produced(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Feed the next input samples.
+    pub fn push(&mut self, mut samples: &[f32]) {
+        self.consumed += samples.len() as u64;
+        let step = f64::from(self.from) / f64::from(self.to);
+        match &mut self.engine {
+            Engine::Copy => self.out.extend_from_slice(samples),
+            Engine::Fft {
+                resampler,
+                pending,
+                block,
+            } => {
+                while !samples.is_empty() {
+                    let need = resampler.input_frames_next() - pending.len();
+                    let take = need.min(samples.len());
+                    pending.extend_from_slice(&samples[..take]);
+                    samples = &samples[take..];
+                    if pending.len() == resampler.input_frames_next() {
+                        process(resampler, Some(pending), block, &mut self.out);
+                        pending.clear();
+                    }
+                }
+            }
+            Engine::Linear { window, base, next } => {
+                window.extend_from_slice(samples);
+                let end = *base + window.len() as u64;
+                loop {
+                    let x = *next as f64 * step;
+                    let i0 = x as u64;
+                    if i0 + 1 >= end {
+                        break;
+                    }
+                    let at = |i: u64| window[(i - *base) as usize];
+                    let frac = (x - i0 as f64) as f32;
+                    self.out.push(at(i0) * (1.0 - frac) + at(i0 + 1) * frac);
+                    *next += 1;
+                }
+                let keep_from = ((*next as f64 * step) as u64).min(end).max(*base);
+                window.drain(..(keep_from - *base) as usize);
+                *base = keep_from;
+            }
+        }
+    }
+
+    /// Flush the input still held and return `round(pushed * to / from)` samples aligned with the input.
+    pub fn finish(mut self) -> Vec<f32> {
+        let (from, to) = (u64::from(self.from.max(1)), u64::from(self.to.max(1)));
+        let expected = ((self.consumed * to + from / 2) / from) as usize;
+        match &mut self.engine {
+            Engine::Copy => return self.out,
+            Engine::Fft {
+                resampler,
+                pending,
+                block,
+            } => {
+                let delay = resampler.output_delay();
+                if !pending.is_empty() {
+                    process(resampler, Some(pending), block, &mut self.out);
+                }
+                while self.out.len() < delay + expected {
+                    if process(resampler, None, block, &mut self.out) == 0 {
+                        break;
+                    }
+                }
+                self.out.drain(..delay.min(self.out.len()));
+            }
+            Engine::Linear { window, .. } => {
+                // The last input sample holds to the end (no sample after it to interpolate towards).
+                let last = window.last().copied().unwrap_or(0.0);
+                self.out.resize(expected.max(self.out.len()), last);
+            }
+        }
+        self.out.resize(expected, 0.0);
+        self.out
+    }
+}
+
+/// Run one block (a full one, a partial last one, or `None` to flush); the number of samples written.
+fn process(
+    resampler: &mut FftFixedIn<f32>,
+    input: Option<&[f32]>,
+    block: &mut [Vec<f32>],
+    out: &mut Vec<f32>,
+) -> usize {
+    let produced = match input {
+        Some(input) if input.len() == resampler.input_frames_next() => {
+            resampler.process_into_buffer(&[input], block, None)
+        }
+        Some(input) => resampler.process_partial_into_buffer(Some(&[input]), block, None),
+        None => resampler.process_partial_into_buffer(None::<&[&[f32]]>, block, None),
+    };
+    // The buffers are sized by the resampler itself, so processing cannot fail; stop cleanly if it ever does.
+    match produced {
+        Ok((_, written)) => {
+            out.extend_from_slice(&block[0][..written]);
+            written
+        }
+        Err(_) => 0,
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +194,19 @@ mod tests {
         (0..n)
             .map(|i| (2.0 * std::f32::consts::PI * hz * i as f32 / rate as f32).sin() * 0.5)
             .collect()
+    }
+
+    #[test]
+    fn streaming_in_any_blocks_gives_the_same_samples() {
+        for (rate, to) in [(44_100, 16_000), (48_000, 16_000), (16_000, 16_000), (7_919, 16_001)] {
+            let input = sine(rate, 440.0, 0.7);
+            let whole = resample(&input, rate, to);
+            for block in [1, 333, 2048, 5000] {
+                let mut stream = StreamResampler::new(rate, to);
+                input.chunks(block).for_each(|b| stream.push(b));
+                assert_eq!(stream.finish(), whole, "{rate} -> {to} in blocks of {block}");
+            }
+        }
     }
 
     #[test]

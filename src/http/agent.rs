@@ -170,7 +170,7 @@ pub async fn converse_audio(
         field("session_id"),
         String::new(),
     )?;
-    let audio = super::recognition::decode(upload::require_audio(&mut form)?.bytes).await?;
+    let audio = super::recognition::decode(&state, upload::require_audio(&mut form)?.bytes).await?;
     let speech = Speech {
         samples: std::sync::Arc::new(audio.samples),
         language: crate::asr::DEFAULT_LANGUAGE.to_string(),

@@ -40,7 +40,7 @@ pub async fn clone_voice(
     let consent = form.field("consent").map(str::to_string);
     let bytes = upload::require_audio(&mut form)?.bytes;
     let source_sha256 = hex(&Sha256::digest(&bytes));
-    let audio = super::recognition::decode(bytes).await?;
+    let audio = super::recognition::decode(&state, bytes).await?;
     let summary = state
         .graph
         .clone

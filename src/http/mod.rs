@@ -48,6 +48,8 @@ pub struct AppState {
     pub graph: Graph,
     /// The API keys (for `/metrics` behind a key).
     pub keys: KeyRing,
+    /// Permits to decode an upload: decoding is admitted like any other work, before it allocates.
+    pub decoders: Arc<tokio::sync::Semaphore>,
 }
 
 /// Every documented route: `/v1` (to be put behind authentication) and the open operational routes.

@@ -62,7 +62,7 @@ pub async fn speech_to_text(
             )))
         }
     };
-    let audio = decode(upload::require_audio(&mut form)?.bytes).await?;
+    let audio = decode(&state, upload::require_audio(&mut form)?.bytes).await?;
     let duration_seconds = (audio.duration_seconds() * 1000.0).round() / 1000.0;
     let transcript = state
         .graph
@@ -90,12 +90,30 @@ pub fn language(given: Option<&str>) -> Result<String, ApiError> {
     }
 }
 
-/// Decode an upload to 16 kHz mono off the async threads; undecodable audio is 422.
-pub async fn decode(bytes: Vec<u8>) -> Result<Audio16k, ApiError> {
-    tokio::task::spawn_blocking(move || audio::load_16k(&bytes, &DecodeLimits::default()))
+/// How long an upload waits for a decoding permit before the answer is 503 `server_busy`.
+const DECODE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Decode an upload to 16 kHz mono off the async threads, once admitted (at most one decode per core runs at
+/// once, so memory and CPU stay bounded however many uploads arrive); undecodable audio is 422.
+pub async fn decode(state: &AppState, bytes: Vec<u8>) -> Result<Audio16k, ApiError> {
+    let permit = tokio::time::timeout(DECODE_WAIT, Arc::clone(&state.decoders).acquire_owned())
         .await
-        .map_err(|_| ApiError::unprocessable("the audio could not be decoded"))?
-        .map_err(|e| ApiError::unprocessable(e.to_string()))
+        .ok()
+        .and_then(Result::ok)
+        .ok_or_else(|| {
+            ApiError::unavailable(
+                "server_busy",
+                "every audio decoder is busy; retry shortly",
+                2,
+            )
+        })?;
+    tokio::task::spawn_blocking(move || {
+        let _admitted = permit;
+        audio::load_16k(&bytes, &DecodeLimits::default())
+    })
+    .await
+    .map_err(|_| ApiError::unprocessable("the audio could not be decoded"))?
+    .map_err(|e| ApiError::unprocessable(e.to_string()))
 }
 
 impl From<RecognitionError> for ApiError {
