@@ -147,13 +147,15 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
             }
         }
     };
-    let result = crate::http::listen::serve(
-        listener,
-        app,
-        Duration::from_secs(settings.server.header_timeout_seconds),
-        shutdown,
-    )
-    .await;
+    let server = &settings.server;
+    let limits = crate::http::listen::ConnectionLimits {
+        header_timeout: Duration::from_secs(server.header_timeout_seconds),
+        idle_timeout: Duration::from_secs(server.idle_timeout_seconds),
+        write_timeout: Duration::from_secs(server.write_timeout_seconds),
+        max_connections: server.max_connections,
+        shutdown_grace: Duration::from_secs(server.shutdown_grace_seconds),
+    };
+    let result = crate::http::listen::serve(listener, app, limits, shutdown).await;
 
     housekeeping.abort();
     graph.stop();

@@ -22,7 +22,11 @@ fn crc8(bytes: &[u8]) -> u8 {
     bytes.iter().fold(0u8, |mut crc, &b| {
         crc ^= b;
         for _ in 0..8 {
-            crc = if crc & 0x80 != 0 { (crc << 1) ^ 0x07 } else { crc << 1 };
+            crc = if crc & 0x80 != 0 {
+                (crc << 1) ^ 0x07
+            } else {
+                crc << 1
+            };
         }
         crc
     })
@@ -32,7 +36,11 @@ fn crc16(bytes: &[u8]) -> u16 {
     bytes.iter().fold(0u16, |mut crc, &b| {
         crc ^= u16::from(b) << 8;
         for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 { (crc << 1) ^ 0x8005 } else { crc << 1 };
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x8005
+            } else {
+                crc << 1
+            };
         }
         crc
     })
@@ -112,7 +120,12 @@ fn a_flac_declaring_hours_of_eight_channels_at_384_khz_is_refused_before_decodin
     let bomb = constant_flac(384_000, 8, 65_535, 5_216, true);
     assert!(bomb.len() < 400_000, "{} bytes", bomb.len());
     let before = rss(server.child.id());
-    let reply = clone(&server, KEY_A, Some(("audio/flac", &bomb)), &[("name", "Bomu")]);
+    let reply = clone(
+        &server,
+        KEY_A,
+        Some(("audio/flac", &bomb)),
+        &[("name", "Bomu")],
+    );
     let growth = rss(server.child.id()).saturating_sub(before);
     let problem = common::problem_body(&reply, 422);
     let detail = problem["detail"].as_str().unwrap();
@@ -139,10 +152,20 @@ fn a_flac_hiding_its_length_is_stopped_while_decoding_with_memory_flat() {
     };
     // No total in STREAMINFO: only decoding finds out how much there is.
     let hidden = constant_flac(384_000, 8, 65_535, 5_216, false);
-    let reply = clone(&server, KEY_A, Some(("audio/flac", &hidden)), &[("name", "Bomu")]);
+    let reply = clone(
+        &server,
+        KEY_A,
+        Some(("audio/flac", &hidden)),
+        &[("name", "Bomu")],
+    );
     // A rich stream within the caps: 14 minutes of 48 kHz stereo, decoded in full at 16 kHz.
     let within = constant_flac(48_000, 2, 48_000, 14 * 60, true);
-    let accepted = clone(&server, KEY_A, Some(("audio/flac", &within)), &[("name", "Kimya")]);
+    let accepted = clone(
+        &server,
+        KEY_A,
+        Some(("audio/flac", &within)),
+        &[("name", "Kimya")],
+    );
     watching.store(false, std::sync::atomic::Ordering::Relaxed);
     watcher.join().unwrap();
 
@@ -153,7 +176,9 @@ fn a_flac_hiding_its_length_is_stopped_while_decoding_with_memory_flat() {
     let problem = common::problem_body(&accepted, 422);
     let detail = problem["detail"].as_str().unwrap();
     assert!(!detail.contains("too l"), "{detail}");
-    let growth = peak.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(before);
+    let growth = peak
+        .load(std::sync::atomic::Ordering::Relaxed)
+        .saturating_sub(before);
     eprintln!("peak RSS growth {} MB", growth >> 20);
     assert!(growth < 200 << 20, "RSS grew by {} MB", growth >> 20);
     assert_eq!(common::get(&server.url("/readyz"), None).status, 200);

@@ -158,7 +158,10 @@ impl Audio16k {
 pub fn load_16k(bytes: &[u8], limits: &DecodeLimits) -> Result<Audio16k, AudioError> {
     let mut sink = To16k(None);
     let (source, _) = decode::decode_into(bytes, limits, &mut sink)?;
-    let samples = sink.0.map(resample::StreamResampler::finish).unwrap_or_default();
+    let samples = sink
+        .0
+        .map(resample::StreamResampler::finish)
+        .unwrap_or_default();
     Ok(Audio16k { source, samples })
 }
 

@@ -198,13 +198,22 @@ mod tests {
 
     #[test]
     fn streaming_in_any_blocks_gives_the_same_samples() {
-        for (rate, to) in [(44_100, 16_000), (48_000, 16_000), (16_000, 16_000), (7_919, 16_001)] {
+        for (rate, to) in [
+            (44_100, 16_000),
+            (48_000, 16_000),
+            (16_000, 16_000),
+            (7_919, 16_001),
+        ] {
             let input = sine(rate, 440.0, 0.7);
             let whole = resample(&input, rate, to);
             for block in [1, 333, 2048, 5000] {
                 let mut stream = StreamResampler::new(rate, to);
                 input.chunks(block).for_each(|b| stream.push(b));
-                assert_eq!(stream.finish(), whole, "{rate} -> {to} in blocks of {block}");
+                assert_eq!(
+                    stream.finish(),
+                    whole,
+                    "{rate} -> {to} in blocks of {block}"
+                );
             }
         }
     }

@@ -37,12 +37,15 @@ pub fn serve(args: ConfigArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the runtime")?;
-    runtime.block_on(server::serve(settings, |started| {
+    let served = runtime.block_on(server::serve(settings, |started| {
         if let Some(key) = &started.created_key {
             println!("development API key (shown once; only its hash is stored): {key}");
         }
         println!("sauti listening on http://{}", started.address);
-    }))?;
+    }));
+    // Work still running on blocking threads (a decode, say) is not waited for: the grace period is over.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served?;
     Ok(())
 }
 

@@ -87,6 +87,15 @@ pub struct ServerSettings {
     pub body_timeout_seconds: u64,
     /// A connection that has not sent a request's complete headers within this many seconds is closed.
     pub header_timeout_seconds: u64,
+    /// A connection with no request in flight that sends nothing for this many seconds is closed.
+    pub idle_timeout_seconds: u64,
+    /// A client that reads nothing of its response for this many seconds is dropped.
+    pub write_timeout_seconds: u64,
+    /// Connections open at once; one more is answered 503 and closed.
+    pub max_connections: usize,
+    /// After SIGTERM or SIGINT, requests in flight get this many seconds to finish; then the rest are closed
+    /// (running jobs are picked up again at the next start).
+    pub shutdown_grace_seconds: u64,
     /// Threads of the async runtime (connections, HTTP, actors); 0 = one per four cores, at least one.
     /// Synthesis and recognition run on their own threads, so a few carry the rest.
     pub io_threads: usize,
@@ -109,6 +118,10 @@ impl Default for ServerSettings {
             public_base_url: "http://127.0.0.1:8080".into(),
             body_timeout_seconds: 30,
             header_timeout_seconds: 30,
+            idle_timeout_seconds: 60,
+            write_timeout_seconds: 30,
+            max_connections: 4096,
+            shutdown_grace_seconds: 20,
             io_threads: 0,
         }
     }
@@ -345,8 +358,24 @@ impl Settings {
         if self.server.body_timeout_seconds == 0 {
             return invalid("server.body_timeout_seconds", "must be at least 1");
         }
-        if self.server.header_timeout_seconds == 0 {
-            return invalid("server.header_timeout_seconds", "must be at least 1");
+        for (key, value) in [
+            (
+                "server.header_timeout_seconds",
+                self.server.header_timeout_seconds,
+            ),
+            (
+                "server.idle_timeout_seconds",
+                self.server.idle_timeout_seconds,
+            ),
+            (
+                "server.write_timeout_seconds",
+                self.server.write_timeout_seconds,
+            ),
+            ("server.max_connections", self.server.max_connections as u64),
+        ] {
+            if value == 0 {
+                return invalid(key, "must be at least 1");
+            }
         }
         if self.server.io_threads > 256 {
             return invalid("server.io_threads", "must be 0 (one per four cores) to 256");

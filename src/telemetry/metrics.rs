@@ -38,6 +38,10 @@ pub const RATE_LIMITED: &str = "sauti_rate_limited_total";
 pub const JOBS: &str = "sauti_jobs_total";
 /// Work stopped because its caller went away or its deadline passed, by actor.
 pub const CANCELLED_WORK: &str = "sauti_cancelled_work_total";
+/// Connections open now.
+pub const CONNECTIONS_OPEN: &str = "sauti_http_connections_open";
+/// Connections refused because `server.max_connections` were open.
+pub const CONNECTIONS_REFUSED: &str = "sauti_http_connections_refused_total";
 /// Turns the dialogue fallback answered, by the backend that failed.
 pub const DIALOGUE_FALLBACKS: &str = "sauti_dialogue_fallbacks_total";
 /// Agent turns, by scenario and outcome (intent, fallback, guardrail, emergency, llm).

@@ -1,0 +1,153 @@
+//! The connection loop: HTTP/1.1 on accepted TCP connections, each request carrying the peer address, with
+//! connection hygiene for a service exposed to the internet:
+//!
+//! - a deadline for request headers (a client that never finishes its headers is dropped);
+//! - an idle timeout: a connection with no request in flight that sends nothing is closed;
+//! - a write timeout: a client that stops reading its response is dropped, so a large download never holds a
+//!   connection (or the process's memory) for a client that is gone;
+//! - a cap on open connections: one over it gets a short 503 and is closed;
+//! - graceful shutdown within a grace period: requests in flight may finish, then what is left is closed.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+
+use activity::{Activity, Watched};
+
+mod activity;
+
+/// The timeouts and caps of [`serve`] (`[server]` settings).
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// Complete request headers must arrive within this.
+    pub header_timeout: Duration,
+    /// A connection with no request in flight that sends nothing for this long is closed.
+    pub idle_timeout: Duration,
+    /// A response the client does not read from for this long is abandoned and the connection closed.
+    pub write_timeout: Duration,
+    /// Connections open at once; more are answered 503 and closed.
+    pub max_connections: usize,
+    /// After a shutdown signal, requests in flight get this long to finish.
+    pub shutdown_grace: Duration,
+}
+
+/// The answer to a connection over the cap: a whole response in one write, then the connection is closed.
+const OVER_CAPACITY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
+content-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 117\r\n\r\n\
+{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"too many open connections; retry shortly\"}";
+
+/// Serve `app` on `listener` until `shutdown` completes, then give open requests the grace period.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let graceful = GracefulShutdown::new();
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    tokio::pin!(shutdown);
+    loop {
+        let (tcp, remote) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of file descriptors and the like: back off instead of spinning.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            metrics::counter!(crate::telemetry::metrics::CONNECTIONS_REFUSED).increment(1);
+            tracing::debug!(%remote, "connection refused: server.max_connections reached");
+            // Best effort and never waiting: a client that cannot take these bytes at once just sees the close.
+            let _ = tcp.try_write(OVER_CAPACITY);
+            continue;
+        };
+        // Responses go out whole: no waiting on Nagle's algorithm for the last segment of a large body.
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY not set");
+        }
+        let activity = Activity::new();
+        let app = app.clone();
+        let requests = activity.clone();
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            request
+                .extensions_mut()
+                .insert(ConnectInfo::<SocketAddr>(remote));
+            // The request counts as in flight until its response body has been sent.
+            let in_flight = requests.request_started();
+            let response = app.clone().oneshot(request.map(axum::body::Body::new));
+            async move {
+                let response = response.await?;
+                Ok::<_, std::convert::Infallible>(response.map(|body| {
+                    axum::body::Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
+                        let _held = &in_flight;
+                        frame
+                    }))
+                }))
+            }
+        });
+        let connection = builder
+            .serve_connection_with_upgrades(
+                TokioIo::new(Watched::new(tcp, activity.clone())),
+                service,
+            )
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _slot = slot;
+            metrics::gauge!(crate::telemetry::metrics::CONNECTIONS_OPEN).increment(1.0);
+            tokio::select! {
+                ended = connection => if let Err(error) = ended {
+                    tracing::debug!(%error, "connection ended with an error");
+                },
+                why = activity.expired(limits.idle_timeout, limits.write_timeout) => {
+                    tracing::debug!(%remote, why, "connection closed");
+                }
+            }
+            metrics::gauge!(crate::telemetry::metrics::CONNECTIONS_OPEN).decrement(1.0);
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            grace_seconds = limits.shutdown_grace.as_secs_f64(),
+            "requests still open after the shutdown grace period are abandoned"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_over_capacity_answer_declares_its_own_length() {
+        let text = std::str::from_utf8(super::OVER_CAPACITY).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        let problem: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(problem["status"], 503);
+    }
+}
