@@ -147,14 +147,14 @@ fn format_timestamp(t: time::OffsetDateTime) -> String {
 /// Job table operations, for the jobs actor.
 pub mod job_queries {
     pub use super::jobs::{
-        count_unfinished, delete_expired, get, insert, mark_failed, mark_running, mark_succeeded,
-        queued, requeue_running, set_progress,
+        count_unfinished, delete_expired, get, insert, insert_within, mark_failed, mark_running,
+        mark_succeeded, queued, requeue_running, set_progress,
     };
 }
 
 /// Cloned-voice table operations, for the clone actor.
 pub mod voice_queries {
-    pub use super::voices::{all, delete, insert};
+    pub use super::voices::{all, count_of, delete, insert, insert_within};
 }
 
 /// Key table operations, for start-up and `sauti keys`.

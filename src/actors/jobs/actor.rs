@@ -195,13 +195,7 @@ async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> 
     let inserted = state
         .args
         .db
-        .run(move |c| {
-            if job_queries::count_unfinished(c, &stored.owner)? >= limit {
-                return Ok(false);
-            }
-            job_queries::insert(c, &stored)?;
-            Ok(true)
-        })
+        .run(move |c| job_queries::insert_within(c, &stored, limit))
         .await
         .map_err(storage)?;
     if !inserted {
