@@ -120,11 +120,34 @@ impl Database {
         f(&mut guard)
     }
 
-    /// Whether the database answers (readiness probe).
+    /// Whether the database answers and its jobs table can be read (readiness probe). Cheap: it reads the
+    /// index entries of unfinished jobs and one path down the jobs table, never the whole file; a damaged
+    /// database file whose jobs pages cannot be read fails it.
     pub async fn ping(&self) -> bool {
-        self.run(|c| Ok(c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))?))
-            .await
-            .is_ok()
+        let checked = self
+            .run(|c| {
+                let unfinished: i64 = c.query_row(
+                    "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                    [],
+                    |r| r.get(0),
+                )?;
+                let newest: Option<i64> =
+                    c.query_row("SELECT MAX(rowid) FROM jobs", [], |r| r.get(0))?;
+                if let Some(rowid) = newest {
+                    c.query_row("SELECT status FROM jobs WHERE rowid = ?1", [rowid], |r| {
+                        r.get::<_, String>(0)
+                    })?;
+                }
+                Ok(unfinished)
+            })
+            .await;
+        match checked {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::error!(%error, "readiness: the database check failed");
+                false
+            }
+        }
     }
 }
 
