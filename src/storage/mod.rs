@@ -69,11 +69,28 @@ CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs (owner, status);
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status, created_unix);
 ";
 
+/// The database's file name inside the data directory.
+pub const DATABASE_FILE: &str = "sauti.db";
+
 impl Database {
     /// Open (creating if needed) `sauti.db` in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, StorageError> {
         std::fs::create_dir_all(data_dir)?;
-        let connection = Connection::open(data_dir.join("sauti.db"))?;
+        let connection = Connection::open(data_dir.join(DATABASE_FILE))?;
+        Self::prepare(connection, data_dir)
+    }
+
+    /// Open `sauti.db` in `data_dir` only if it exists; never creates a database.
+    pub fn open_existing(data_dir: &Path) -> Result<Self, StorageError> {
+        use rusqlite::OpenFlags;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let connection = Connection::open_with_flags(data_dir.join(DATABASE_FILE), flags)?;
+        Self::prepare(connection, data_dir)
+    }
+
+    fn prepare(connection: Connection, data_dir: &Path) -> Result<Self, StorageError> {
         // WAL keeps every committed transaction across a process crash; NORMAL sync is enough for that.
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "NORMAL")?;
@@ -182,5 +199,5 @@ pub mod voice_queries {
 
 /// Key table operations, for start-up and `sauti keys`.
 pub mod key_queries {
-    pub use super::keys::{any, insert, list, revoke};
+    pub use super::keys::{any, check_name, data_version, insert, list, revoke, MAX_NAME_CHARS};
 }
