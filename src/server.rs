@@ -201,18 +201,27 @@ fn spawn_housekeeping(
     db: Database,
     limits: Arc<RateLimits>,
 ) -> tokio::task::JoinHandle<()> {
+    // Keys created or revoked with `sauti keys` take effect within one tick: the keys are read again only when
+    // another process committed to the database since the last read, and in full once a minute regardless.
+    const TICK: Duration = Duration::from_secs(1);
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(15));
+        let mut tick = tokio::time::interval(TICK);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut since_forget = Duration::ZERO;
         loop {
             tick.tick().await;
-            if let Err(error) = keys.refresh(&db).await {
-                tracing::warn!(%error, "could not reload API keys");
-            }
-            since_forget += Duration::from_secs(15);
-            if since_forget >= FORGET_EVERY {
+            since_forget += TICK;
+            let reloaded = if since_forget >= FORGET_EVERY {
                 limits.forget_idle();
                 since_forget = Duration::ZERO;
+                keys.refresh(&db).await.map(|_| true)
+            } else {
+                keys.refresh_if_changed(&db).await
+            };
+            match reloaded {
+                Ok(true) => tracing::debug!("API keys reloaded"),
+                Ok(false) => {}
+                Err(error) => tracing::warn!(%error, "could not reload API keys"),
             }
         }
     })

@@ -181,3 +181,31 @@ fn references_are_kept_only_when_configured_and_go_with_the_voice() {
     assert_eq!(deleted.status, 204);
     assert!(!kept.exists(), "the reference goes with the voice");
 }
+
+#[test]
+fn metrics_count_cloned_voices_without_naming_them() {
+    let data = common::temp_dir();
+    let server = start(&data, &[("SAUTI__CLONE__SPEAKER_ENCODER", "")]);
+    let bytes = reference("low.wav");
+    let made = clone(&server, KEY_A, Some(("audio/wav", &bytes)), &[]);
+    assert_eq!(made.status, 201);
+    let id = made.json()["voice_id"].as_str().unwrap().to_string();
+    assert_eq!(speak(&server, KEY_A, &id).status, 200);
+    assert_eq!(speak(&server, KEY_A, "zuri").status, 200);
+    // Read as anyone who reaches the port (metrics.access = "open", the default).
+    let metrics = common::get(&server.url("/metrics"), None);
+    assert_eq!(metrics.status, 200);
+    let text = String::from_utf8(metrics.body).unwrap();
+    assert!(!text.contains(&id), "the cloned voice's id is on /metrics");
+    assert!(!text.contains("cv_"), "a cloned voice id is on /metrics");
+    assert!(
+        text.lines().any(|l| l.starts_with("sauti_tts_characters_total{")
+            && l.contains("voice=\"cloned\"")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("sauti_tts_characters_total{") && l.contains("voice=\"zuri\"")),
+        "{text}"
+    );
+}

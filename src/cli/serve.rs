@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 
 use sauti::config::Settings;
 use sauti::server::{self, new_key};
-use sauti::storage::{key_queries, Database};
+use sauti::storage::{key_queries, Database, DATABASE_FILE};
 use sauti::telemetry;
 
 /// Where configuration comes from.
@@ -52,24 +52,27 @@ pub fn serve(args: ConfigArgs) -> anyhow::Result<()> {
 /// `sauti keys …`
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
-    /// Create an API key and print it once (only its hash is stored).
+    /// Create an API key and print it once (only its hash is stored). Creates the data directory's database
+    /// when there is none yet; a running server accepts the key within about a second.
     ///
     /// Example: sauti keys create --name "bank pilot"
     Create {
-        /// A label for the key.
+        /// A label for the key: 1 to 64 characters, one line, no control characters (surrounding spaces are
+        /// trimmed).
         #[arg(long, default_value = "unnamed")]
         name: String,
         #[command(flatten)]
         config: ConfigArgs,
     },
-    /// List keys (ids, names, dates; never the keys themselves).
+    /// List keys (ids, names, dates; never the keys themselves). Fails when the data directory has no database.
     ///
     /// Example: sauti keys list
     List {
         #[command(flatten)]
         config: ConfigArgs,
     },
-    /// Revoke a key by id; a running server stops accepting it within 15 seconds.
+    /// Revoke a key by id; a running server stops accepting it within about a second. Fails when the data
+    /// directory has no database.
     ///
     /// Example: sauti keys revoke key_3f2a9c0d1b2e4f60
     Revoke {
@@ -88,9 +91,19 @@ pub fn keys(command: KeysCommand) -> anyhow::Result<()> {
         | KeysCommand::Revoke { config, .. } => config,
     };
     let settings = config.load()?;
-    let db = Database::open(&settings.storage.data_dir)?;
+    let data_dir = &settings.storage.data_dir;
+    if let KeysCommand::Create { name, .. } = &command {
+        // Checked before anything is written, so a refused name leaves no trace.
+        key_queries::check_name(name).map_err(|why| anyhow::anyhow!("invalid --name: {why}"))?;
+    }
+    let db = match &command {
+        // Making a key is how a fresh data directory is set up, so only this command creates the database.
+        KeysCommand::Create { .. } => Database::open(data_dir)?,
+        KeysCommand::List { .. } | KeysCommand::Revoke { .. } => open_existing(data_dir)?,
+    };
     match command {
         KeysCommand::Create { name, .. } => {
+            let name = key_queries::check_name(&name).map_err(|why| anyhow::anyhow!(why))?;
             let key = new_key();
             let record = db.run_blocking(|c| key_queries::insert(c, &name, &key))?;
             println!("{key}");
@@ -115,4 +128,18 @@ pub fn keys(command: KeysCommand) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The data directory's database, or an error saying where it was looked for.
+fn open_existing(data_dir: &Path) -> anyhow::Result<Database> {
+    let file = data_dir.join(DATABASE_FILE);
+    if !file.is_file() {
+        let shown = std::path::absolute(&file).unwrap_or(file);
+        anyhow::bail!(
+            "no database at {}: run this where the service's data directory is, or set storage.data_dir \
+             (SAUTI__STORAGE__DATA_DIR); `sauti keys create` makes a new one",
+            shown.display()
+        );
+    }
+    Ok(Database::open_existing(data_dir)?)
 }

@@ -1,6 +1,6 @@
 //! API keys: the `xi-api-key` header checked against SHA-256 hashes in constant time.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -25,6 +25,8 @@ struct Entry {
 pub struct KeyRing {
     configured: Arc<Vec<Entry>>,
     stored: Arc<RwLock<Vec<Entry>>>,
+    /// The database's data version when the stored keys were last read.
+    loaded_at: Arc<Mutex<Option<i64>>>,
 }
 
 fn digest(key: &str) -> [u8; 32] {
@@ -51,12 +53,15 @@ impl KeyRing {
         Self {
             configured: Arc::new(configured),
             stored: Arc::default(),
+            loaded_at: Arc::default(),
         }
     }
 
-    /// Reload the database's active keys (start-up, and periodically so `sauti keys` takes effect).
+    /// Reload the database's active keys (start-up, and whenever the database changed).
     pub async fn refresh(&self, db: &Database) -> Result<usize, StorageError> {
-        let records = db.run(|c| key_queries::list(c)).await?;
+        let (version, records) = db
+            .run(|c| Ok((key_queries::data_version(c)?, key_queries::list(c)?)))
+            .await?;
         let entries: Vec<Entry> = records
             .into_iter()
             .filter(|r| r.revoked_at.is_none())
@@ -72,7 +77,22 @@ impl KeyRing {
         if let Ok(mut stored) = self.stored.write() {
             *stored = entries;
         }
+        if let Ok(mut loaded_at) = self.loaded_at.lock() {
+            *loaded_at = Some(version);
+        }
         Ok(count)
+    }
+
+    /// Reload the keys only if another process (`sauti keys`) committed to the database since they were read;
+    /// whether they were reloaded. Cheap enough to run every second: one pragma, no table read.
+    pub async fn refresh_if_changed(&self, db: &Database) -> Result<bool, StorageError> {
+        let version = db.run(|c| key_queries::data_version(c)).await?;
+        let loaded_at = self.loaded_at.lock().ok().and_then(|v| *v);
+        if loaded_at == Some(version) {
+            return Ok(false);
+        }
+        self.refresh(db).await?;
+        Ok(true)
     }
 
     /// The caller a presented key belongs to. Every known hash is compared, in constant time each.

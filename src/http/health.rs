@@ -19,7 +19,7 @@ pub async fn healthz() -> Json<Value> {
 #[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations", summary = "Readiness",
     responses(
         (status = 200, description = "Every actor is up and the database answers", body = Object),
-        (status = 503, description = "An actor is restarting or the database is unreachable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "An actor is restarting, or the database does not answer or cannot be read (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     if !state.graph.all_up() {
@@ -32,7 +32,7 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiErr
     if !state.graph.jobs.ready().await {
         return Err(ApiError::unavailable(
             "not_ready",
-            "the database is not reachable",
+            "the database does not answer or cannot be read (the server log says why)",
             1,
         ));
     }

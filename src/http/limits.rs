@@ -25,7 +25,7 @@ use crate::config::LimitSettings;
 pub enum Category {
     /// `POST /v1/text-to-speech/*`, `POST /v1/tts/jobs`.
     Synthesis,
-    /// `GET /v1/tts/jobs/*`.
+    /// `GET` and `HEAD /v1/tts/jobs/*`.
     Status,
     /// Everything else.
     Default,
@@ -41,7 +41,9 @@ impl Category {
                 || path == "/tts/jobs/");
         if synthesis {
             Category::Synthesis
-        } else if method == Method::GET && path.starts_with("/tts/jobs/") {
+        } else if (method == Method::GET || method == Method::HEAD)
+            && path.starts_with("/tts/jobs/")
+        {
             Category::Status
         } else {
             Category::Default
@@ -56,6 +58,10 @@ impl Category {
         }
     }
 }
+
+/// Whose limit a 429 names, for a request without a valid key.
+const UNAUTHENTICATED_SCOPE: &str =
+    "for requests without a valid API key (counted per client address)";
 
 type Limiter<K> =
     RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
@@ -75,7 +81,7 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
     }
 
     /// Count one request; the headers to send either way, and a 429 when over the limit.
-    fn check(&self, key: &K, category: Category) -> (HeaderMap, Option<ApiError>) {
+    fn check(&self, key: &K, limit_for: &str) -> (HeaderMap, Option<ApiError>) {
         let interval = 60.0 / f64::from(self.per_minute);
         let now = unix_seconds();
         match self.limiter.check_key(key) {
@@ -89,9 +95,8 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
                 let retry_after = wait.as_secs_f64().ceil().max(1.0) as u64;
                 let reset = now + f64::from(self.per_minute) * interval;
                 let detail = format!(
-                    "rate limit exceeded: {} requests per minute for {}; retry in {retry_after} s",
-                    self.per_minute,
-                    category.name()
+                    "rate limit exceeded: {} requests per minute {limit_for}; retry in {retry_after} s",
+                    self.per_minute
                 );
                 (
                     headers(self.per_minute, 0, reset),
@@ -170,7 +175,10 @@ pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next)
             .extensions()
             .get::<ConnectInfo<SocketAddr>>()
             .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-        let (headers, limited) = guard.limits.unauthenticated.check(&ip, category);
+        let (headers, limited) = guard
+            .limits
+            .unauthenticated
+            .check(&ip, UNAUTHENTICATED_SCOPE);
         let error = limited.unwrap_or_else(|| match presented {
             None => ApiError::unauthorized("missing API key: send it in the xi-api-key header"),
             Some(_) => ApiError::unauthorized("invalid API key"),
@@ -182,7 +190,7 @@ pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next)
         Category::Status => &guard.limits.status,
         Category::Default => &guard.limits.default,
     };
-    let (headers, limited) = bucket.check(&caller.key_id, category);
+    let (headers, limited) = bucket.check(&caller.key_id, &format!("for {}", category.name()));
     if let Some(error) = limited {
         tracing::info!(key_id = %caller.key_id, category = category.name(), "rate limited");
         metrics::counter!(crate::telemetry::metrics::RATE_LIMITED, "category" => category.name())
@@ -200,3 +208,25 @@ fn with_headers(mut response: Response, headers: HeaderMap) -> Response {
 
 /// Period of [`RateLimits::forget_idle`].
 pub const FORGET_EVERY: Duration = Duration::from_secs(60);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_shares_the_status_category_with_get() {
+        for path in ["/v1/tts/jobs/job_1", "/v1/tts/jobs/job_1/audio"] {
+            assert_eq!(Category::of(&Method::GET, path), Category::Status);
+            assert_eq!(Category::of(&Method::HEAD, path), Category::Status);
+        }
+        assert_eq!(
+            Category::of(&Method::POST, "/v1/tts/jobs"),
+            Category::Synthesis
+        );
+        assert_eq!(Category::of(&Method::HEAD, "/v1/voices"), Category::Default);
+        assert_eq!(
+            Category::of(&Method::DELETE, "/v1/tts/jobs/job_1"),
+            Category::Default
+        );
+    }
+}

@@ -60,6 +60,10 @@ impl ApiError {
     pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, code, detail)
     }
+    /// 410: the resource existed and never will again; retrying cannot help.
+    pub fn gone(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::GONE, code, detail)
+    }
     /// 413
     pub fn too_large(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", detail)
@@ -104,6 +108,7 @@ fn title(status: StatusCode) -> &'static str {
         404 => "Not Found",
         405 => "Method Not Allowed",
         409 => "Conflict",
+        410 => "Gone",
         413 => "Content Too Large",
         408 => "Request Timeout",
         415 => "Unsupported Media Type",
@@ -299,6 +304,7 @@ impl From<JobsError> for ApiError {
             JobsError::NotFound(_) => ApiError::not_found(detail),
             JobsError::NotReady { .. } => ApiError::conflict("job_not_complete", detail),
             JobsError::Failed { .. } => ApiError::conflict("job_failed", detail),
+            JobsError::AudioGone(_) => ApiError::gone("audio_gone", detail),
             JobsError::TooMany(_) => ApiError::rate_limited(detail, 30),
             JobsError::UnknownVoice(_) => ApiError::not_found(format!("`voice_id`: {detail}")),
             JobsError::Storage(_) => ApiError::unavailable("storage_unavailable", detail, 5),

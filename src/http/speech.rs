@@ -235,6 +235,7 @@ pub async fn job_status(
         (status = 200, description = "16 kHz mono 16-bit WAV", content_type = "audio/wav", body = crate::http::openapi::WavFile),
         (status = 404, description = "No such job for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "Not finished yet (job_not_complete) or failed (job_failed)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 410, description = "The job succeeded but its audio is no longer stored (audio_gone); create the job again", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn job_audio(
     State(state): State<AppState>,

@@ -1,6 +1,6 @@
 //! The jobs table: the lifecycle queued → running → succeeded | failed, written before it is acted on.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{now_rfc3339, unix_now, StorageError};
 use crate::tts::VoiceSettings;
@@ -145,6 +145,23 @@ pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
 /// Count a state change for `/metrics`.
 fn entered(state: &'static str) {
     metrics::counter!(crate::telemetry::metrics::JOBS, "state" => state).increment(1);
+}
+
+/// Store a new job unless its owner already has `max` queued or running; whether it was stored. The count and the
+/// insert are one write transaction, taken before the count, so concurrent requests can never pass the limit
+/// together.
+pub fn insert_within(
+    c: &mut Connection,
+    job: &JobRecord,
+    max: usize,
+) -> Result<bool, StorageError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    if count_unfinished(&tx, &job.owner)? >= max {
+        return Ok(false);
+    }
+    insert(&tx, job)?;
+    tx.commit()?;
+    Ok(true)
 }
 
 /// A job by id.

@@ -43,6 +43,40 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
     })
 }
 
+/// Longest key name, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// A key name as stored: trimmed, 1 to [`MAX_NAME_CHARS`] characters, none of them a control character or an
+/// invisible formatting character (line breaks, tabs, escapes, bidirectional overrides), so that every listing
+/// shows it as one honest line. The reason, when it is refused.
+pub fn check_name(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    let count = name.chars().count();
+    if count == 0 {
+        return Err("a key name cannot be empty".into());
+    }
+    if count > MAX_NAME_CHARS {
+        return Err(format!(
+            "a key name has at most {MAX_NAME_CHARS} characters; this one has {count}"
+        ));
+    }
+    if let Some(bad) = name.chars().find(|&c| hidden(c)) {
+        return Err(format!(
+            "a key name cannot contain control or invisible characters such as line breaks or tabs (found U+{:04X})",
+            u32::from(bad)
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// Control characters and the invisible ones that change how the text around them is shown.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+}
+
 /// Store a new key's hash; returns its record.
 pub fn insert(c: &Connection, name: &str, key: &str) -> Result<KeyRecord, StorageError> {
     let hash = hash_key(key);
@@ -87,4 +121,38 @@ pub fn any(c: &Connection) -> Result<bool, StorageError> {
     })
     .optional()?
     .is_some())
+}
+
+/// A number that changes whenever another connection (such as `sauti keys` in another process) commits to the
+/// database; reading it costs no table access.
+pub fn data_version(c: &Connection) -> Result<i64, StorageError> {
+    Ok(c.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_names_are_trimmed_single_line_and_short() {
+        assert_eq!(check_name("  bank pilot ").as_deref(), Ok("bank pilot"));
+        assert_eq!(
+            check_name("Ofisi ya Mombasa – majaribio").as_deref(),
+            Ok("Ofisi ya Mombasa – majaribio")
+        );
+        assert_eq!(check_name(&"a".repeat(64)).map(|n| n.len()), Ok(64));
+        for bad in [
+            "",
+            "   ",
+            "two\nlines",
+            "tab\there",
+            "esc\u{1b}[31m",
+            "rtl\u{202e}txt",
+            "zero\u{200b}width",
+        ] {
+            assert!(check_name(bad).is_err(), "{bad:?} accepted");
+        }
+        let long = check_name(&"ü".repeat(65)).unwrap_err();
+        assert!(long.contains("at most 64") && long.contains("65"), "{long}");
+    }
 }

@@ -69,11 +69,28 @@ CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs (owner, status);
 CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status, created_unix);
 ";
 
+/// The database's file name inside the data directory.
+pub const DATABASE_FILE: &str = "sauti.db";
+
 impl Database {
     /// Open (creating if needed) `sauti.db` in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, StorageError> {
         std::fs::create_dir_all(data_dir)?;
-        let connection = Connection::open(data_dir.join("sauti.db"))?;
+        let connection = Connection::open(data_dir.join(DATABASE_FILE))?;
+        Self::prepare(connection, data_dir)
+    }
+
+    /// Open `sauti.db` in `data_dir` only if it exists; never creates a database.
+    pub fn open_existing(data_dir: &Path) -> Result<Self, StorageError> {
+        use rusqlite::OpenFlags;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let connection = Connection::open_with_flags(data_dir.join(DATABASE_FILE), flags)?;
+        Self::prepare(connection, data_dir)
+    }
+
+    fn prepare(connection: Connection, data_dir: &Path) -> Result<Self, StorageError> {
         // WAL keeps every committed transaction across a process crash; NORMAL sync is enough for that.
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "NORMAL")?;
@@ -120,11 +137,34 @@ impl Database {
         f(&mut guard)
     }
 
-    /// Whether the database answers (readiness probe).
+    /// Whether the database answers and its jobs table can be read (readiness probe). Cheap: it reads the
+    /// index entries of unfinished jobs and one path down the jobs table, never the whole file; a damaged
+    /// database file whose jobs pages cannot be read fails it.
     pub async fn ping(&self) -> bool {
-        self.run(|c| Ok(c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))?))
-            .await
-            .is_ok()
+        let checked = self
+            .run(|c| {
+                let unfinished: i64 = c.query_row(
+                    "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                    [],
+                    |r| r.get(0),
+                )?;
+                let newest: Option<i64> =
+                    c.query_row("SELECT MAX(rowid) FROM jobs", [], |r| r.get(0))?;
+                if let Some(rowid) = newest {
+                    c.query_row("SELECT status FROM jobs WHERE rowid = ?1", [rowid], |r| {
+                        r.get::<_, String>(0)
+                    })?;
+                }
+                Ok(unfinished)
+            })
+            .await;
+        match checked {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::error!(%error, "readiness: the database check failed");
+                false
+            }
+        }
     }
 }
 
@@ -147,17 +187,17 @@ fn format_timestamp(t: time::OffsetDateTime) -> String {
 /// Job table operations, for the jobs actor.
 pub mod job_queries {
     pub use super::jobs::{
-        count_unfinished, delete_expired, get, insert, mark_failed, mark_running, mark_succeeded,
-        queued, requeue_running, set_progress,
+        count_unfinished, delete_expired, get, insert, insert_within, mark_failed, mark_running,
+        mark_succeeded, queued, requeue_running, set_progress,
     };
 }
 
 /// Cloned-voice table operations, for the clone actor.
 pub mod voice_queries {
-    pub use super::voices::{all, delete, insert};
+    pub use super::voices::{all, count_of, delete, insert, insert_within};
 }
 
 /// Key table operations, for start-up and `sauti keys`.
 pub mod key_queries {
-    pub use super::keys::{any, insert, list, revoke};
+    pub use super::keys::{any, check_name, data_version, insert, list, revoke, MAX_NAME_CHARS};
 }

@@ -1,6 +1,6 @@
 //! Cloned voices: the speaker profile each was built from, its owner and its provenance.
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, TransactionBehavior};
 
 use super::StorageError;
 
@@ -36,6 +36,32 @@ CREATE TABLE IF NOT EXISTS cloned_voices (
 );
 CREATE INDEX IF NOT EXISTS cloned_voices_by_owner ON cloned_voices (owner);
 ";
+
+/// Store a new voice unless its owner already has `max` of them; whether it was stored. The count and the insert
+/// are one write transaction, taken before the count, so concurrent requests can never pass the cap together.
+pub fn insert_within(
+    c: &mut Connection,
+    voice: &ClonedVoiceRecord,
+    max: usize,
+) -> Result<bool, StorageError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    if count_of(&tx, &voice.owner)? >= max {
+        return Ok(false);
+    }
+    insert(&tx, voice)?;
+    tx.commit()?;
+    Ok(true)
+}
+
+/// How many voices `owner` has.
+pub fn count_of(c: &Connection, owner: &str) -> Result<usize, StorageError> {
+    let n: i64 = c.query_row(
+        "SELECT COUNT(*) FROM cloned_voices WHERE owner = ?1",
+        params![owner],
+        |r| r.get(0),
+    )?;
+    Ok(usize::try_from(n).unwrap_or(0))
+}
 
 /// Store a new voice.
 pub fn insert(c: &Connection, voice: &ClonedVoiceRecord) -> Result<(), StorageError> {

@@ -16,9 +16,9 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 pub const HTTP_REQUESTS: &str = "sauti_http_requests_total";
 /// Request latency by route and method, seconds.
 pub const HTTP_DURATION: &str = "sauti_http_request_duration_seconds";
-/// Characters synthesised, by voice.
+/// Characters synthesised, by voice (cloned voices all count under `voice="cloned"`).
 pub const TTS_CHARACTERS: &str = "sauti_tts_characters_total";
-/// Milliseconds of audio produced, by voice (counters are integers).
+/// Milliseconds of audio produced, by voice (counters are integers; cloned voices as above).
 pub const TTS_AUDIO_MS: &str = "sauti_tts_audio_milliseconds_total";
 /// Synthesis time over audio time, by engine.
 pub const TTS_REAL_TIME_FACTOR: &str = "sauti_tts_real_time_factor";
@@ -73,7 +73,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
         }
     };
     let handle = recorder.handle();
-    if metrics::set_global_recorder(recorder).is_err() {
+    if metrics::set_global_recorder(super::labels::Scrubbed(recorder)).is_err() {
         tracing::warn!("another metrics recorder is installed; /metrics will be empty");
     }
     let handle = HANDLE.get_or_init(|| handle);

@@ -1,6 +1,7 @@
 //! Logging (`tracing` with structured fields, a `RUST_LOG`-style filter, text or JSON lines on stderr) and
 //! [`metrics`] for Prometheus.
 
+pub mod labels;
 pub mod metrics;
 
 use tracing_subscriber::EnvFilter;

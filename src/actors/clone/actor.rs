@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -165,22 +165,26 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
         source_sha256,
         consent,
     };
-    if let Some(dir) = &state.references {
-        let path = dir.join(format!("{}.wav", record.voice_id));
-        let wav = crate::audio::encode_wav_16k(&samples);
-        tokio::task::spawn_blocking(move || {
-            std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
-            std::fs::write(&path, wav)
-        })
-        .await
-        .map_err(|e| CloneError::Engine(e.to_string()))?
-        .map_err(crate::storage::StorageError::from)?;
-    }
-    let stored = record.clone();
-    state
+    // The cap is checked again where the voice is stored: requests analysed at the same time all passed the
+    // early check above, and only one transaction at a time may count and insert.
+    let (stored, max) = (record.clone(), state.max_per_key);
+    let inserted = state
         .db
-        .run(move |c| voice_queries::insert(c, &stored))
+        .run(move |c| voice_queries::insert_within(c, &stored, max))
         .await?;
+    if !inserted {
+        return Err(CloneError::TooMany(max));
+    }
+    if let Some(dir) = &state.references {
+        if let Err(error) = keep_reference(dir, &record.voice_id, &samples).await {
+            let (who, which) = (record.owner.clone(), record.voice_id.clone());
+            let _ = state
+                .db
+                .run(move |c| voice_queries::delete(c, &who, &which))
+                .await;
+            return Err(error);
+        }
+    }
     let profile =
         clone::publish(&record, &state.voices, &state.lexicon).map_err(CloneError::Engine)?;
     tracing::info!(
@@ -190,6 +194,20 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
         "voice cloned"
     );
     Ok(ClonedVoiceSummary::of(&record, &profile))
+}
+
+/// Write the reference recording beside the voice.
+async fn keep_reference(dir: &Path, voice_id: &str, samples: &[f32]) -> Result<(), CloneError> {
+    let path = dir.join(format!("{voice_id}.wav"));
+    let wav = crate::audio::encode_wav_16k(samples);
+    tokio::task::spawn_blocking(move || {
+        std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
+        std::fs::write(&path, wav)
+    })
+    .await
+    .map_err(|e| CloneError::Engine(e.to_string()))?
+    .map_err(crate::storage::StorageError::from)?;
+    Ok(())
 }
 
 async fn delete(state: &CloneArgs, owner: String, voice_id: String) -> Result<bool, CloneError> {

@@ -152,7 +152,7 @@ impl Actor for JobsActor {
                             tokio::task::spawn_blocking(move || artifacts.read(&job.id))
                                 .await
                                 .map_err(|e| JobsError::Storage(e.to_string()))
-                                .and_then(|r| r.map_err(storage))
+                                .and_then(|r| r.map_err(|e| audio_error(&id, e)))
                         }
                         JobStatus::Failed => Err(JobsError::Failed {
                             id,
@@ -195,13 +195,7 @@ async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> 
     let inserted = state
         .args
         .db
-        .run(move |c| {
-            if job_queries::count_unfinished(c, &stored.owner)? >= limit {
-                return Ok(false);
-            }
-            job_queries::insert(c, &stored)?;
-            Ok(true)
-        })
+        .run(move |c| job_queries::insert_within(c, &stored, limit))
         .await
         .map_err(storage)?;
     if !inserted {
@@ -209,6 +203,17 @@ async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> 
     }
     tracing::info!(job_id = %record.id, voice_id = %record.voice_id, chars = record.text.chars().count(), "job queued");
     Ok(record)
+}
+
+/// A succeeded job's audio that cannot be read: gone for good when the file is missing, else a storage failure.
+fn audio_error(id: &str, error: StorageError) -> JobsError {
+    match &error {
+        StorageError::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            tracing::warn!(job_id = id, "a succeeded job's audio file is missing");
+            JobsError::AudioGone(id.to_string())
+        }
+        _ => storage(error),
+    }
 }
 
 /// A job, if it exists and belongs to `owner` (anyone else is told it does not exist).

@@ -37,6 +37,9 @@ pub enum JobsError {
         /// Why it failed.
         reason: String,
     },
+    /// A succeeded job whose audio is no longer stored (410; asking again cannot bring it back).
+    #[error("job {0:?} succeeded, but its audio is no longer stored; create the job again")]
+    AudioGone(String),
     /// Too many unfinished jobs for this key (429).
     #[error("at most {0} queued or running jobs per API key; wait for some to finish")]
     TooMany(usize),
