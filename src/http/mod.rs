@@ -4,6 +4,7 @@
 mod agent;
 pub mod auth;
 mod cloning;
+mod download;
 mod extract;
 mod health;
 pub mod limits;

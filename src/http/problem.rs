@@ -64,6 +64,14 @@ impl ApiError {
     pub fn gone(code: &'static str, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::GONE, code, detail)
     }
+    /// 416, for a `Range` outside the file.
+    pub fn range_not_satisfiable(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::RANGE_NOT_SATISFIABLE,
+            "range_not_satisfiable",
+            detail,
+        )
+    }
     /// 413
     pub fn too_large(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", detail)
@@ -110,6 +118,7 @@ fn title(status: StatusCode) -> &'static str {
         409 => "Conflict",
         410 => "Gone",
         413 => "Content Too Large",
+        416 => "Range Not Satisfiable",
         408 => "Request Timeout",
         415 => "Unsupported Media Type",
         422 => "Unprocessable Content",

@@ -230,9 +230,12 @@ pub async fn job_status(
 
 /// `GET /v1/tts/jobs/{job_id}/audio`: the WAV of a succeeded job.
 #[utoipa::path(get, path = "/tts/jobs/{job_id}/audio", operation_id = "getJobAudio", tag = "speech", summary = "Download a job's audio",
-    params(("job_id" = String, Path, description = "The id from the 202 answer")),
+    params(("job_id" = String, Path, description = "The id from the 202 answer"),
+        ("Range" = Option<String>, Header, description = "One byte range, e.g. `bytes=0-1023` (RFC 9110)")),
     responses(
         (status = 200, description = "16 kHz mono 16-bit WAV", content_type = "audio/wav", body = crate::http::openapi::WavFile),
+        (status = 206, description = "The one byte range asked for with `Range` (Content-Range says which)", content_type = "audio/wav", body = crate::http::openapi::WavFile),
+        (status = 416, description = "The `Range` asked for lies outside the file", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 404, description = "No such job for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "Not finished yet (job_not_complete) or failed (job_failed)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 410, description = "The job succeeded but its audio is no longer stored (audio_gone); create the job again", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -241,15 +244,17 @@ pub async fn job_audio(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     ApiPath(job_id): ApiPath<String>,
+    request: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
     let wav = state.graph.jobs.audio(&caller.key_id, &job_id).await?;
     let disposition = format!("attachment; filename=\"{job_id}.wav\"");
-    Ok((
+    super::download::send_file(
+        wav,
+        &request,
         [
             (header::CONTENT_TYPE, "audio/wav".to_string()),
             (header::CONTENT_DISPOSITION, disposition),
         ],
-        wav,
     )
-        .into_response())
+    .await
 }

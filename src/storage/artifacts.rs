@@ -38,9 +38,9 @@ impl ArtifactStore {
         Ok(())
     }
 
-    /// Read a job's WAV.
-    pub fn read(&self, job_id: &str) -> Result<Vec<u8>, StorageError> {
-        Ok(std::fs::read(self.path(job_id))?)
+    /// Open a job's WAV for reading (it stays readable to the holder even if retention removes it meanwhile).
+    pub fn open_audio(&self, job_id: &str) -> Result<std::fs::File, StorageError> {
+        Ok(std::fs::File::open(self.path(job_id))?)
     }
 
     /// Remove a job's WAV if present.

@@ -41,8 +41,8 @@ pub enum ToJobsActor {
         owner: String,
         /// Job id.
         id: String,
-        /// The bytes.
-        reply: RpcReplyPort<Result<Vec<u8>, JobsError>>,
+        /// The WAV, opened for streaming.
+        reply: RpcReplyPort<Result<std::fs::File, JobsError>>,
     },
     /// A runner finished (or gave up on) a job.
     Finished(String),
@@ -149,7 +149,7 @@ impl Actor for JobsActor {
                     Ok(job) => match job.status {
                         JobStatus::Succeeded => {
                             let artifacts = state.args.artifacts.clone();
-                            tokio::task::spawn_blocking(move || artifacts.read(&job.id))
+                            tokio::task::spawn_blocking(move || artifacts.open_audio(&job.id))
                                 .await
                                 .map_err(|e| JobsError::Storage(e.to_string()))
                                 .and_then(|r| r.map_err(|e| audio_error(&id, e)))

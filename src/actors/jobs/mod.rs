@@ -102,8 +102,8 @@ impl JobsHandle {
             .await?
     }
 
-    /// The WAV bytes of a succeeded job of `owner`.
-    pub async fn audio(&self, owner: &str, id: &str) -> Result<Vec<u8>, JobsError> {
+    /// The WAV of a succeeded job of `owner`, opened for reading.
+    pub async fn audio(&self, owner: &str, id: &str) -> Result<std::fs::File, JobsError> {
         let (owner, id) = (owner.to_string(), id.to_string());
         self.slot
             .call(

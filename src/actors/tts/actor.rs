@@ -129,12 +129,8 @@ impl Drop for FinishedGuard {
 /// Characters, audio seconds and real-time factor of a finished synthesis, for `/metrics`.
 fn record(job: &Job, samples: usize, elapsed: f64) {
     let seconds = samples as f64 / f64::from(crate::audio::SAMPLE_RATE);
-    // A cloned voice belongs to one tenant: its id is never shown to the others, and series stay bounded.
-    let voice = if job.voice_id.starts_with("cv_") {
-        "cloned".to_string()
-    } else {
-        job.voice_id.clone()
-    };
+    // Cloned voice ids are recorded as "cloned" (telemetry::labels).
+    let voice = job.voice_id.clone();
     metrics::counter!(crate::telemetry::metrics::TTS_CHARACTERS, "voice" => voice.clone())
         .increment(job.text.chars().count() as u64);
     metrics::counter!(crate::telemetry::metrics::TTS_AUDIO_MS, "voice" => voice)

@@ -89,7 +89,13 @@ impl<S> Watched<S> {
         Self { socket, activity }
     }
 
-    fn wrote<T>(&self, result: Poll<std::io::Result<T>>) -> Poll<std::io::Result<T>> {
+    /// Note a write's outcome: waiting starts the write clock, bytes taken are progress. (A flush that has
+    /// nothing to do is neither: the connection's task is polled on every watchdog tick.)
+    fn wrote<T>(
+        &self,
+        result: Poll<std::io::Result<T>>,
+        bytes: impl Fn(&T) -> usize,
+    ) -> Poll<std::io::Result<T>> {
         let blocked = &self.activity.0.write_blocked_since;
         match &result {
             Poll::Pending => {
@@ -97,9 +103,11 @@ impl<S> Watched<S> {
                     blocked.store(self.activity.now() + 1, Ordering::Relaxed);
                 }
             }
-            Poll::Ready(_) => {
+            Poll::Ready(outcome) => {
                 blocked.store(0, Ordering::Relaxed);
-                self.activity.progressed();
+                if outcome.as_ref().is_ok_and(|done| bytes(done) > 0) {
+                    self.activity.progressed();
+                }
             }
         }
         result
@@ -128,7 +136,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
         data: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         let result = Pin::new(&mut self.socket).poll_write(cx, data);
-        self.wrote(result)
+        self.wrote(result, |&n| n)
     }
 
     fn poll_write_vectored(
@@ -137,7 +145,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
         data: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
         let result = Pin::new(&mut self.socket).poll_write_vectored(cx, data);
-        self.wrote(result)
+        self.wrote(result, |&n| n)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -146,7 +154,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         let result = Pin::new(&mut self.socket).poll_flush(cx);
-        self.wrote(result)
+        self.wrote(result, |()| 0)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
