@@ -65,7 +65,8 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
     let shutdown_requested = shutdown_signal().map_err(ServeError::Serve)?;
     let settings = Arc::new(settings);
     let db = Database::open(&settings.storage.data_dir)?;
-    let artifacts = ArtifactStore::open(&settings.storage.data_dir)?;
+    let artifacts = ArtifactStore::open(&settings.storage.data_dir)?
+        .with_min_free(settings.storage.min_free_bytes);
     let created_key = ensure_a_key(&settings, &db)?;
     let keys = KeyRing::new(&settings.auth.api_keys);
     keys.refresh(&db).await?;

@@ -133,12 +133,16 @@ impl Default for ServerSettings {
 pub struct StorageSettings {
     /// Directory for the SQLite database and job audio; created if missing.
     pub data_dir: PathBuf,
+    /// Below this many bytes available on the data directory's disk, `/readyz` is not ready and new jobs and
+    /// cloned voices are refused with 507.
+    pub min_free_bytes: u64,
 }
 
 impl Default for StorageSettings {
     fn default() -> Self {
         Self {
             data_dir: PathBuf::from("data"),
+            min_free_bytes: 64 << 20,
         }
     }
 }

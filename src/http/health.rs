@@ -29,6 +29,10 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiErr
             1,
         ));
     }
+    let storage = &state.settings.storage;
+    if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
+        return Err(ApiError::unavailable("not_ready", why, 10));
+    }
     if !state.graph.jobs.ready().await {
         return Err(ApiError::unavailable(
             "not_ready",

@@ -72,6 +72,17 @@ impl ApiError {
             detail,
         )
     }
+    /// 507: the service's disk is full; the request may succeed once an operator frees space.
+    pub fn insufficient_storage(detail: impl Into<String>) -> Self {
+        Self {
+            retry_after: Some(60),
+            ..Self::new(
+                StatusCode::INSUFFICIENT_STORAGE,
+                "insufficient_storage",
+                detail,
+            )
+        }
+    }
     /// 413
     pub fn too_large(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", detail)
@@ -119,6 +130,7 @@ fn title(status: StatusCode) -> &'static str {
         410 => "Gone",
         413 => "Content Too Large",
         416 => "Range Not Satisfiable",
+        507 => "Insufficient Storage",
         408 => "Request Timeout",
         415 => "Unsupported Media Type",
         422 => "Unprocessable Content",
@@ -317,6 +329,7 @@ impl From<JobsError> for ApiError {
             JobsError::TooMany(_) => ApiError::rate_limited(detail, 30),
             JobsError::UnknownVoice(_) => ApiError::not_found(format!("`voice_id`: {detail}")),
             JobsError::Storage(_) => ApiError::unavailable("storage_unavailable", detail, 5),
+            JobsError::NoSpace(_) => ApiError::insufficient_storage(detail),
             JobsError::Actor(actor) => actor.into(),
         }
     }

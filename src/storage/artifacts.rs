@@ -9,6 +9,8 @@ use super::StorageError;
 #[derive(Debug, Clone)]
 pub struct ArtifactStore {
     dir: PathBuf,
+    /// Bytes that must stay available before new work is accepted (`storage.min_free_bytes`).
+    min_free: u64,
 }
 
 impl ArtifactStore {
@@ -16,7 +18,18 @@ impl ArtifactStore {
     pub fn open(data_dir: &Path) -> Result<Self, StorageError> {
         let dir = data_dir.join("jobs");
         std::fs::create_dir_all(&dir)?;
-        Ok(Self { dir })
+        Ok(Self { dir, min_free: 0 })
+    }
+
+    /// Refuse new work while fewer than `bytes` are available on the disk.
+    pub fn with_min_free(mut self, bytes: u64) -> Self {
+        self.min_free = bytes;
+        self
+    }
+
+    /// Why new work is refused now: the disk holds less than the configured minimum.
+    pub fn shortage(&self) -> Option<String> {
+        super::space::shortage(&self.dir, self.min_free)
     }
 
     fn path(&self, job_id: &str) -> PathBuf {
@@ -27,10 +40,16 @@ impl ArtifactStore {
     pub fn write(&self, job_id: &str, wav: &[u8]) -> Result<(), StorageError> {
         use std::io::Write;
         let tmp = self.dir.join(format!("{job_id}.wav.tmp"));
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(wav)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, self.path(job_id))?;
+        let written = std::fs::File::create(&tmp).and_then(|mut file| {
+            file.write_all(wav)?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, self.path(job_id))
+        });
+        if let Err(error) = written {
+            // A full disk leaves no half-written file behind.
+            let _ = std::fs::remove_file(&tmp);
+            return Err(error.into());
+        }
         if let Ok(dir) = std::fs::File::open(&self.dir) {
             // Persist the rename itself; not every filesystem supports syncing a directory.
             let _ = dir.sync_all();

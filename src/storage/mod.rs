@@ -4,6 +4,7 @@
 mod artifacts;
 mod jobs;
 mod keys;
+pub mod space;
 mod voices;
 
 use std::path::{Path, PathBuf};

@@ -16,6 +16,8 @@ use crate::tts::catalog::VoiceRegistry;
 
 /// How often finished jobs past their retention are deleted.
 const SWEEP_EVERY: Duration = Duration::from_secs(600);
+/// How soon recovery is tried again when storage refused it at start.
+const RECOVER_RETRY: Duration = Duration::from_secs(5);
 
 /// Messages to the JobsActor.
 pub enum ToJobsActor {
@@ -48,6 +50,8 @@ pub enum ToJobsActor {
     Finished(String),
     /// Delete finished jobs past retention.
     Sweep,
+    /// Queue again the jobs a stop or crash left running (retried while the disk is full).
+    Recover,
     /// Readiness probe.
     Ping(RpcReplyPort<bool>),
 }
@@ -95,25 +99,11 @@ impl Actor for JobsActor {
         myself: ActorRef<Self::Msg>,
         args: JobsArgs,
     ) -> Result<JobsState, ActorProcessingErr> {
-        let recover = args.recover;
-        let artifacts = args.artifacts.clone();
-        let queued = args
-            .db
-            .run(move |c| {
-                if recover {
-                    let requeued = job_queries::requeue_running(c)?;
-                    let orphans = artifacts.remove_orphans()?;
-                    if requeued + orphans > 0 {
-                        tracing::warn!(
-                            requeued,
-                            orphans,
-                            "recovered jobs interrupted by a stop or crash"
-                        );
-                    }
-                }
-                job_queries::queued(c)
-            })
-            .await?;
+        if args.recover && !recover(&args).await {
+            // A full disk: start anyway (reads work, readiness says why not ready) and try again shortly.
+            myself.send_after(RECOVER_RETRY, || ToJobsActor::Recover);
+        }
+        let queued = args.db.run(|c| job_queries::queued(c)).await?;
         tracing::info!(queued = queued.len(), "jobs actor started");
         let mut state = JobsState {
             args,
@@ -172,6 +162,20 @@ impl Actor for JobsActor {
                 pump(state);
             }
             ToJobsActor::Sweep => sweep(state).await,
+            ToJobsActor::Recover => {
+                if recover(&state.args).await {
+                    if let Ok(queued) = state.args.db.run(|c| job_queries::queued(c)).await {
+                        for id in queued {
+                            if !state.queue.contains(&id) && !state.running.contains(&id) {
+                                state.queue.push_back(id);
+                            }
+                        }
+                    }
+                    pump(state);
+                } else {
+                    _myself.send_after(RECOVER_RETRY, || ToJobsActor::Recover);
+                }
+            }
             ToJobsActor::Ping(reply) => {
                 let _ = reply.send(state.args.db.ping().await);
             }
@@ -189,6 +193,10 @@ async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> 
     {
         return Err(JobsError::UnknownVoice(job.voice_id));
     }
+    // A job that could never store its audio is refused now rather than queued.
+    if let Some(why) = state.args.artifacts.shortage() {
+        return Err(JobsError::NoSpace(why));
+    }
     let limit = state.args.settings.max_unfinished_per_key;
     let record = JobRecord::new(&job.owner, &job.text, &job.voice_id, job.settings);
     let stored = record.clone();
@@ -197,7 +205,13 @@ async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> 
         .db
         .run(move |c| job_queries::insert_within(c, &stored, limit))
         .await
-        .map_err(storage)?;
+        .map_err(|e| {
+            if crate::storage::space::is_full(&e) {
+                JobsError::NoSpace(format!("the database could not store the job: {e}"))
+            } else {
+                storage(e)
+            }
+        })?;
     if !inserted {
         return Err(JobsError::TooMany(limit));
     }
@@ -245,6 +259,34 @@ fn pump(state: &mut JobsState) {
             slot: state.args.slot.clone(),
         };
         tokio::spawn(run_job(id, context));
+    }
+}
+
+/// Queue again the jobs left running and remove half-written files; false when storage refused (a full disk).
+async fn recover(args: &JobsArgs) -> bool {
+    let artifacts = args.artifacts.clone();
+    let recovered = args
+        .db
+        .run(move |c| {
+            let orphans = artifacts.remove_orphans()?;
+            Ok((job_queries::requeue_running(c)?, orphans))
+        })
+        .await;
+    match recovered {
+        Ok((requeued, orphans)) => {
+            if requeued + orphans > 0 {
+                tracing::warn!(
+                    requeued,
+                    orphans,
+                    "recovered jobs interrupted by a stop or crash"
+                );
+            }
+            true
+        }
+        Err(error) => {
+            tracing::error!(%error, "jobs left running could not be queued again yet");
+            false
+        }
     }
 }
 

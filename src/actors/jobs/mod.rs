@@ -46,6 +46,9 @@ pub enum JobsError {
     /// No such voice (404).
     #[error("voice {0:?} not found")]
     UnknownVoice(String),
+    /// The data directory's disk is full (507): new jobs are refused until space returns.
+    #[error("{0}")]
+    NoSpace(String),
     /// The database or the audio folder failed (503).
     #[error("job storage failed: {0}")]
     Storage(String),

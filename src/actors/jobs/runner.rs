@@ -6,12 +6,16 @@ use super::actor::ToJobsActor;
 use crate::actors::tts::{SynthesisError, TtsHandle};
 use crate::actors::{ActorError, ActorSlot};
 use crate::audio;
-use crate::storage::{job_queries, ArtifactStore, Database, StorageError};
+use crate::storage::{job_queries, space, ArtifactStore, Database, StorageError};
 use crate::tts::normalize::{split_pieces, PIECE_CHARS};
 use crate::tts::TtsError;
 
 /// How often a piece is retried while the synthesizer is busy or restarting.
 const RETRIES: u32 = 60;
+/// How often storing a job's audio on a full disk is tried again (after 2, 4 and 8 s) before the job fails.
+const FULL_DISK_RETRIES: u32 = 3;
+/// How often a job's failure is written before it is left to the next start.
+const RECORD_TRIES: u32 = 5;
 
 /// What a runner needs.
 pub struct JobContext {
@@ -28,13 +32,21 @@ pub async fn run_job(id: String, context: JobContext) {
         Err(Outcome::Skipped) => {}
         Err(Outcome::Failed(reason)) => {
             tracing::warn!(job_id = %id, %reason, "job failed");
-            let job = id.clone();
-            if let Err(error) = context
-                .db
-                .run(move |c| job_queries::mark_failed(c, &job, &reason))
-                .await
-            {
-                tracing::error!(job_id = %id, %error, "could not record the failure");
+            // A full disk may refuse the database too for a while: try a few times before leaving it to the
+            // next start (which queues the job again).
+            for attempt in 1..=RECORD_TRIES {
+                let (job, reason) = (id.clone(), reason.clone());
+                match context
+                    .db
+                    .run(move |c| job_queries::mark_failed(c, &job, &reason))
+                    .await
+                {
+                    Ok(_) => break,
+                    Err(error) if attempt == RECORD_TRIES => {
+                        tracing::error!(job_id = %id, %error, "could not record the failure");
+                    }
+                    Err(_) => tokio::time::sleep(Duration::from_secs(2)).await,
+                }
             }
         }
         Err(Outcome::Interrupted(error)) => {
@@ -88,10 +100,14 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
             Err(error) => return Err(Outcome::Failed(error.to_string())),
         }
         let (job_id, progress) = (job.id.clone(), (i + 1) as f64 / pieces.len() as f64);
-        context
+        // Progress is for display: a database that cannot take it (a full disk) does not stop the job.
+        if let Err(error) = context
             .db
             .run(move |c| job_queries::set_progress(c, &job_id, progress))
-            .await?;
+            .await
+        {
+            tracing::warn!(job_id = %job.id, %error, "job progress not recorded");
+        }
     }
     if samples.is_empty() {
         return Err(Outcome::Failed(
@@ -100,10 +116,7 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
     }
 
     let seconds = samples.len() as f64 / f64::from(audio::SAMPLE_RATE);
-    let (artifacts, job_id) = (context.artifacts.clone(), job.id.clone());
-    tokio::task::spawn_blocking(move || artifacts.write(&job_id, &audio::encode_wav_16k(&samples)))
-        .await
-        .map_err(|e| Outcome::Interrupted(StorageError::Task(e.to_string())))??;
+    store_audio(context, &job.id, audio::encode_wav_16k(&samples)).await?;
     let job_id = job.id.clone();
     context
         .db
@@ -111,6 +124,38 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
         .await?;
     tracing::info!(job_id = %job.id, audio_seconds = seconds, elapsed_ms = started.elapsed().as_millis() as u64, "job succeeded");
     Ok(())
+}
+
+/// Write the job's WAV; a full disk is tried again a bounded number of times, then fails the job with a reason
+/// (nothing half-written is left behind).
+async fn store_audio(context: &JobContext, id: &str, wav: Vec<u8>) -> Result<(), Outcome> {
+    let wav = std::sync::Arc::new(wav);
+    let mut attempt = 0;
+    loop {
+        let (artifacts, job_id, bytes) = (
+            context.artifacts.clone(),
+            id.to_string(),
+            std::sync::Arc::clone(&wav),
+        );
+        let written = tokio::task::spawn_blocking(move || artifacts.write(&job_id, &bytes))
+            .await
+            .map_err(|e| Outcome::Interrupted(StorageError::Task(e.to_string())))?;
+        match written {
+            Ok(()) => return Ok(()),
+            Err(error) if space::is_full(&error) && attempt < FULL_DISK_RETRIES => {
+                attempt += 1;
+                tracing::warn!(job_id = id, attempt, %error, "disk full while storing job audio; trying again");
+                tokio::time::sleep(Duration::from_secs(1 << attempt)).await;
+            }
+            Err(error) if space::is_full(&error) => {
+                return Err(Outcome::Failed(format!(
+                    "the server's disk is full: the audio ({} MB) could not be stored",
+                    wav.len().div_ceil(1 << 20)
+                )))
+            }
+            Err(error) => return Err(Outcome::Interrupted(error)),
+        }
+    }
 }
 
 /// Synthesise a piece, waiting out a busy or restarting synthesizer.
