@@ -20,6 +20,7 @@ macro_rules! re {
 pub mod actors;
 pub mod asr;
 pub mod audio;
+pub mod cancel;
 pub mod clone;
 pub mod config;
 pub mod dialogue;

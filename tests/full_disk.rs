@@ -39,6 +39,9 @@ impl Drop for SmallDisk {
     }
 }
 
+/// A reference recording of the cloning fixtures.
+const CLONE_REFERENCE: &str = "low.wav";
+
 fn available(path: &Path) -> u64 {
     fs4::available_space(path).unwrap()
 }
@@ -124,6 +127,14 @@ fn a_full_disk_fails_jobs_cleanly_turns_readiness_off_and_is_recovered_from() {
         "{problem}"
     );
     assert!(refused.header("retry-after").is_some());
+    let reference = common::cloning::reference(CLONE_REFERENCE);
+    let cloned = common::cloning::clone(
+        &server,
+        KEY_A,
+        Some(("audio/wav", &reference)),
+        &[("name", "Sauti Yangu")],
+    );
+    common::problem_body(&cloned, 507);
     // Reading still works.
     assert_eq!(
         common::get(&server.url(&format!("/v1/tts/jobs/{id}")), Some(KEY_A)).status,

@@ -159,6 +159,28 @@ fn json_over_the_body_limit_is_413() {
 }
 
 #[test]
+fn json_declaring_more_than_the_limit_is_refused_before_it_arrives() {
+    let data = common::temp_dir();
+    let server = Server::start(data.path(), &[]);
+    let started = Instant::now();
+    // Two megabytes declared, a few bytes sent: the answer does not wait for the rest.
+    let (status, problem) = common::send_raw(
+        &server,
+        "/v1/text-to-speech/zuri",
+        "application/json",
+        2 * 1024 * 1024,
+        b"{\"text\": \"Habari",
+    );
+    assert!(status.contains("413"), "{status:?}");
+    assert!(problem.contains("larger than 1 MB"), "{problem}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn stalled_bodies_time_out_with_408() {
     let data = common::temp_dir();
     let server = Server::start(

@@ -12,7 +12,6 @@
 
 pub mod agent;
 pub mod asr;
-pub mod cancel;
 pub mod clone;
 pub mod dialogue;
 #[cfg(feature = "fault-injection")]

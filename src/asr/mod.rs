@@ -44,12 +44,26 @@ pub enum AsrError {
     /// The model failed on this input (503 so the client may retry).
     #[error("speech recognition failed: {0}")]
     Engine(String),
+    /// The caller went away or its deadline passed; recognition stopped at a window boundary.
+    #[error("speech recognition was stopped: the caller went away or its time ran out")]
+    Cancelled,
 }
 
 /// Speech to text: 16 kHz mono samples in, a transcript out. Implementations are shared across threads.
 pub trait Recognizer: Send + Sync {
     /// Transcribe `samples` (16 kHz mono) spoken in `language` (an ISO 639-1 code).
-    fn transcribe(&self, samples: &[f32], language: &str) -> Result<Transcript, AsrError>;
+    fn transcribe(&self, samples: &[f32], language: &str) -> Result<Transcript, AsrError> {
+        self.transcribe_until(samples, language, &crate::cancel::Cancel::new())
+    }
+
+    /// [`Recognizer::transcribe`], stopping with [`AsrError::Cancelled`] at the next unit of work (a 30-second
+    /// window) once `cancel` is set.
+    fn transcribe_until(
+        &self,
+        samples: &[f32],
+        language: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError>;
 
     /// The engine's name, for metrics and logs.
     fn engine(&self) -> &'static str;

@@ -26,6 +26,7 @@ use crate::clone::{display_name, ClonedVoiceSummary};
         (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "No `audio` part, undecodable audio, or less than 3 s of speech in it (the detail says how much was found)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Cloning is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 507, description = "The server's disk is full (insufficient_storage, Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn clone_voice(
     State(state): State<AppState>,
@@ -40,6 +41,11 @@ pub async fn clone_voice(
     let consent = form.field("consent").map(str::to_string);
     let bytes = upload::require_audio(&mut form)?.bytes;
     let source_sha256 = hex(&Sha256::digest(&bytes));
+    // A voice is stored on disk: with the disk full it is refused before any analysis is spent on it.
+    let storage = &state.settings.storage;
+    if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
+        return Err(ApiError::insufficient_storage(why));
+    }
     let audio = super::recognition::decode(&state, bytes).await?;
     let summary = state
         .graph

@@ -14,6 +14,15 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        // A body that declares more than the limit is refused at once, not read (or waited for) first.
+        let declared = request
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > super::JSON_LIMIT as u64) {
+            return Err(ApiError::too_large("the JSON body is larger than 1 MB"));
+        }
         let Json(value) = Json::<T>::from_request(request, state).await?;
         Ok(ApiJson(value))
     }

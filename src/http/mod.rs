@@ -36,7 +36,7 @@ use limits::{Guard, RateLimits};
 use problem::ProblemBase;
 
 /// Largest JSON body accepted.
-const JSON_LIMIT: usize = 1024 * 1024;
+pub(crate) const JSON_LIMIT: usize = 1024 * 1024;
 
 /// What handlers share.
 #[derive(Clone)]

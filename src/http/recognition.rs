@@ -126,6 +126,9 @@ impl From<RecognitionError> for ApiError {
             RecognitionError::Asr(AsrError::UnsupportedLanguage(_)) => {
                 ApiError::unprocessable(detail)
             }
+            RecognitionError::Asr(AsrError::Cancelled) => {
+                ApiError::unavailable("recognition_timeout", detail, 5)
+            }
             RecognitionError::Asr(AsrError::Engine(_)) => {
                 ApiError::unavailable("recognition_failed", detail, 5)
             }

@@ -93,6 +93,7 @@ fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
         (status = 404, description = "No such voice", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "Empty or too long text, or voice settings out of range", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 507, description = "The server's disk is full: a job cannot be queued (insufficient_storage, Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn text_to_speech(
     State(state): State<AppState>,
@@ -154,6 +155,7 @@ pub struct JobRequest {
         (status = 422, description = "Empty or too long text, or bad settings", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 429, description = "Too many requests, or too many unfinished jobs for this key (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 507, description = "The server's disk is full: a job cannot be queued (insufficient_storage, Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn create_job(
     State(state): State<AppState>,

@@ -8,6 +8,7 @@ use tokio::sync::Semaphore;
 use super::RecognitionError;
 use crate::actors::admit;
 use crate::asr::{AsrError, Recognizer, Transcript};
+use crate::cancel::Cancel;
 use crate::telemetry::metrics;
 
 /// Messages to the AsrActor.
@@ -18,6 +19,8 @@ pub enum ToAsrActor {
         samples: Arc<Vec<f32>>,
         /// ISO 639-1 code.
         language: String,
+        /// Set when the caller stops waiting; recognition stops at its next window.
+        cancel: Cancel,
         /// Where the transcript goes.
         reply: RpcReplyPort<Result<Transcript, RecognitionError>>,
     },
@@ -73,6 +76,7 @@ impl Actor for AsrActor {
             ToAsrActor::Transcribe {
                 samples,
                 language,
+                cancel,
                 reply,
             } => {
                 let recognizer = match &state.recognizer {
@@ -95,8 +99,13 @@ impl Actor for AsrActor {
                     let Ok(_turn) = running.acquire_owned().await else {
                         return;
                     };
+                    // A caller that left while this waited for a turn costs nothing more.
+                    if cancel.is_cancelled() {
+                        ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
+                        return;
+                    }
                     let outcome = tokio::task::spawn_blocking(move || {
-                        run(recognizer.as_ref(), &samples, &language)
+                        run(recognizer.as_ref(), &samples, &language, &cancel)
                     })
                     .await
                     .unwrap_or_else(|_| {
@@ -117,10 +126,11 @@ fn run(
     recognizer: &dyn Recognizer,
     samples: &[f32],
     language: &str,
+    cancel: &Cancel,
 ) -> Result<Transcript, AsrError> {
     let started = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        recognizer.transcribe(samples, language)
+        recognizer.transcribe_until(samples, language, cancel)
     }))
     .unwrap_or_else(|_| {
         tracing::error!("the recognizer panicked");
@@ -128,6 +138,9 @@ fn run(
             "the recognizer failed on this input".into(),
         ))
     });
+    if outcome == Err(AsrError::Cancelled) {
+        ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
+    }
     let seconds = samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
     let elapsed = started.elapsed().as_secs_f64();
     if outcome.is_ok() && seconds > 0.0 {

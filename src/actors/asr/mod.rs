@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::{ActorError, ActorSlot};
 use crate::asr::{AsrError, Transcript};
+use crate::cancel::Cancel;
 
 /// Longest a caller waits for a transcript (queueing included).
 const CALL_TIMEOUT: Duration = Duration::from_secs(300);
@@ -47,12 +48,16 @@ impl AsrHandle {
         language: &str,
     ) -> Result<Transcript, RecognitionError> {
         let language = language.to_string();
+        // Cancels the work when this call ends however it ends (an answer, the deadline, a client gone).
+        let cancel = Cancel::new();
+        let _stop_when_gone = cancel.on_drop();
         self.slot
             .call(
                 "asr",
                 |reply| ToAsrActor::Transcribe {
                     samples,
                     language,
+                    cancel,
                     reply,
                 },
                 CALL_TIMEOUT,

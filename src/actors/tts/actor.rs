@@ -7,7 +7,7 @@ use super::pool::WorkerPool;
 use super::spread::{self, Failure};
 use super::{SynthesisError, Synthesised, Then};
 use crate::actors::admit;
-use crate::actors::cancel::Cancel;
+use crate::cancel::Cancel;
 use crate::tts::catalog::VoiceRegistry;
 use crate::tts::Synthesizer;
 use crate::tts::VoiceSettings;

@@ -8,8 +8,8 @@ pub use actor::{ToTtsActor, TtsActor, TtsArgs};
 
 use std::time::Duration;
 
-use super::cancel::Cancel;
 use super::{ActorError, ActorSlot};
+use crate::cancel::Cancel;
 use crate::tts::{TtsError, VoiceSettings};
 
 /// Longest a caller waits for synthesis (queueing included).

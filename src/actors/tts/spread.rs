@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::pool::WorkerPool;
-use crate::actors::cancel::Cancel;
+use crate::cancel::Cancel;
 use crate::tts::{Synthesizer, TtsError, VoiceSettings};
 
 type Piece = Option<Result<Vec<f32>, Failure>>;

@@ -221,7 +221,12 @@ impl Whisper {
 }
 
 impl Recognizer for Whisper {
-    fn transcribe(&self, samples: &[f32], language: &str) -> Result<Transcript, AsrError> {
+    fn transcribe_until(
+        &self,
+        samples: &[f32],
+        language: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
         self.prompt(language)?;
         let rate = SAMPLE_RATE as f64;
         let max_seconds = WINDOW_SAMPLES as f64 / rate;
@@ -230,6 +235,9 @@ impl Recognizer for Whisper {
             let first = ((span.start * rate) as usize).min(samples.len());
             let last = ((span.end * rate).ceil() as usize).clamp(first, samples.len());
             let window = &samples[first..last.min(first + WINDOW_SAMPLES)];
+            if cancel.is_cancelled() {
+                return Err(AsrError::Cancelled);
+            }
             let text = self.text(&self.decode_window(window, language)?)?;
             if !text.is_empty() {
                 segments.push(Segment {
