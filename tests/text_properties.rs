@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use sauti::dialogue::scenario::parse;
 use sauti::tts::g2p::transcribe;
 use sauti::tts::lexicon::Lexicon;
-use sauti::tts::normalize::normalize;
+use sauti::tts::normalize::{normalize, split_pieces, PIECE_CHARS};
 
 /// Text like what clients send: Swahili words, numbers, money, dates, punctuation, symbols and stray Unicode.
 fn swahili_like() -> impl Strategy<Value = String> {
@@ -50,6 +50,22 @@ proptest! {
         let words = normalize(&text);
         prop_assert!(words.chars().count() <= 60 * text.chars().count() + 16, "{text:?} -> {words:?}");
         prop_assert!(!words.chars().any(|c| c.is_ascii_digit()), "{text:?} -> {words:?}");
+    }
+
+    #[test]
+    fn every_text_is_synthesised_in_bounded_pieces_that_keep_its_words(
+        words in proptest::collection::vec("[a-z0-9.,;:!?]{1,30}|\\PC{1,12}|[a-z]{400,700}", 0..60),
+        separator in prop_oneof![Just(" "), Just("  "), Just("\n"), Just(" . ")],
+    ) {
+        let text = words.join(separator);
+        let pieces = split_pieces(&text, PIECE_CHARS);
+        for piece in &pieces {
+            prop_assert!(piece.chars().count() <= PIECE_CHARS, "{} characters", piece.chars().count());
+            prop_assert!(!piece.trim().is_empty());
+        }
+        // Nothing readable is lost or invented: the same characters, spacing aside.
+        let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        prop_assert_eq!(squeeze(&pieces.concat()), squeeze(&text));
     }
 
     #[test]

@@ -109,6 +109,10 @@ fn split_long(clause: &str, max_chars: usize) -> Vec<String> {
     let mut current = String::new();
     for word in clause.split_whitespace() {
         let mut word = word.to_string();
+        if word.chars().count() > max_chars && !current.is_empty() {
+            // The words before an enormous one go first: order is kept.
+            out.push(std::mem::take(&mut current));
+        }
         while word.chars().count() > max_chars {
             let head: String = word.chars().take(max_chars).collect();
             word = word.chars().skip(max_chars).collect();
