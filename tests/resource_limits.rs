@@ -142,6 +142,109 @@ fn audio_that_decodes_to_hours_is_stopped_at_the_cap() {
     eprintln!("20 min of MP3 refused in {:?}", started.elapsed());
 }
 
+/// Like an ordinary HTTP client (no `Expect: 100-continue`): send the whole body, only then read the answer.
+fn send_whole_then_read(
+    server: &Server,
+    path: &str,
+    key: Option<&str>,
+    content_type: &str,
+    size: usize,
+) -> String {
+    let address = server.base.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let key = key
+        .map(|k| format!("xi-api-key: {k}\r\n"))
+        .unwrap_or_default();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\n{key}Content-Type: {content_type}\r\nContent-Length: {size}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let block = vec![0x2au8; 1 << 20];
+    let mut sent = 0;
+    while sent < size {
+        let n = block.len().min(size - sent);
+        stream
+            .write_all(&block[..n])
+            .expect("the server lets the client finish sending");
+        sent += n;
+    }
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).to_string()
+}
+
+#[test]
+fn refusals_reach_a_client_that_sends_its_whole_body_before_reading() {
+    let data = common::temp_dir();
+    let server = Server::start(
+        data.path(),
+        &[("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000")],
+    );
+    let multipart = format!("multipart/form-data; boundary={BOUNDARY}");
+    for (path, key, content_type, size, status) in [
+        (
+            "/v1/speech-to-text/",
+            Some(KEY_A),
+            multipart.as_str(),
+            60 << 20,
+            "413",
+        ),
+        (
+            "/v1/speech-to-text/",
+            Some(KEY_A),
+            multipart.as_str(),
+            26 << 20,
+            "413",
+        ),
+        (
+            "/v1/voice-clone/",
+            Some(KEY_A),
+            multipart.as_str(),
+            51 << 20,
+            "413",
+        ),
+        (
+            "/v1/voice-agent/converse/audio",
+            Some(KEY_A),
+            multipart.as_str(),
+            30 << 20,
+            "413",
+        ),
+        (
+            "/v1/speech-to-text/",
+            None,
+            multipart.as_str(),
+            8 << 20,
+            "401",
+        ),
+        (
+            "/v1/voice-clone/",
+            Some(KEY_A),
+            "application/octet-stream",
+            8 << 20,
+            "415",
+        ),
+    ] {
+        let answer = send_whole_then_read(&server, path, key, content_type, size);
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{path}: {:?}",
+            &answer[..answer.len().min(200)]
+        );
+        assert!(
+            answer.contains("application/problem+json"),
+            "{path}: {answer}"
+        );
+        assert!(
+            answer.contains("\"status\":"),
+            "{path}: the problem body was not read: {answer}"
+        );
+    }
+}
+
 #[test]
 fn json_over_the_body_limit_is_413() {
     let data = common::temp_dir();

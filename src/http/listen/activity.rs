@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
 
 /// Shared between a connection's socket wrapper, its requests and its watchdog.
 #[derive(Clone)]
@@ -78,15 +79,26 @@ impl Drop for InFlight {
     }
 }
 
-/// A socket that reports its progress to an [`Activity`].
-pub struct Watched<S> {
-    socket: S,
+/// A connection's socket: reports its progress to an [`Activity`], and closes with a lingering close.
+pub struct Watched {
+    socket: Option<TcpStream>,
     activity: Activity,
 }
 
-impl<S> Watched<S> {
-    pub fn new(socket: S, activity: Activity) -> Self {
-        Self { socket, activity }
+impl Watched {
+    pub fn new(socket: TcpStream, activity: Activity) -> Self {
+        Self {
+            socket: Some(socket),
+            activity,
+        }
+    }
+
+    fn socket(&mut self) -> Pin<&mut TcpStream> {
+        Pin::new(
+            self.socket
+                .as_mut()
+                .expect("the socket is taken only on drop"),
+        )
     }
 
     /// Note a write's outcome: waiting starts the write clock, bytes taken are progress. (A flush that has
@@ -114,14 +126,14 @@ impl<S> Watched<S> {
     }
 }
 
-impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
+impl AsyncRead for Watched {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         let before = buf.filled().len();
-        let result = Pin::new(&mut self.socket).poll_read(cx, buf);
+        let result = self.socket().poll_read(cx, buf);
         if matches!(result, Poll::Ready(Ok(()))) && buf.filled().len() > before {
             self.activity.progressed();
         }
@@ -129,13 +141,13 @@ impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
+impl AsyncWrite for Watched {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        let result = Pin::new(&mut self.socket).poll_write(cx, data);
+        let result = self.socket().poll_write(cx, data);
         self.wrote(result, |&n| n)
     }
 
@@ -144,20 +156,68 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
         cx: &mut Context<'_>,
         data: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        let result = Pin::new(&mut self.socket).poll_write_vectored(cx, data);
+        let result = self.socket().poll_write_vectored(cx, data);
         self.wrote(result, |&n| n)
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.socket.is_write_vectored()
+        self.socket.as_ref().is_some_and(|s| s.is_write_vectored())
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        let result = Pin::new(&mut self.socket).poll_flush(cx);
+        let result = self.socket().poll_flush(cx);
         self.wrote(result, |()| 0)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.socket).poll_shutdown(cx)
+        self.socket().poll_shutdown(cx)
+    }
+}
+
+/// Sockets in a lingering close now; past [`MAX_LINGERING`] a socket is closed at once.
+static LINGERING: AtomicUsize = AtomicUsize::new(0);
+const MAX_LINGERING: usize = 256;
+/// A lingering close lasts at most this long in all…
+const LINGER_FOR: Duration = Duration::from_secs(30);
+/// …and ends when the client sends nothing for this long.
+const LINGER_IDLE: Duration = Duration::from_secs(2);
+
+impl Drop for Watched {
+    /// A lingering close: a client still sending a body the server has already answered (a 413 for an upload
+    /// sent whole, a 401 or 415 before it was read) must be able to read that answer. Closing with unread bytes
+    /// would reset the connection and throw the answer away, so the socket's sending side is shut (the client
+    /// sees the end of the response) and what still arrives is read and discarded until the client closes, goes
+    /// quiet, or the bounded time passes.
+    fn drop(&mut self) {
+        let Some(socket) = self.socket.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if LINGERING.fetch_add(1, Ordering::AcqRel) >= MAX_LINGERING {
+            LINGERING.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
+        runtime.spawn(async move {
+            linger(socket).await;
+            LINGERING.fetch_sub(1, Ordering::AcqRel);
+        });
+    }
+}
+
+async fn linger(mut socket: TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    if socket.shutdown().await.is_err() {
+        return;
+    }
+    let deadline = tokio::time::Instant::now() + LINGER_FOR;
+    let mut sink = vec![0u8; 64 * 1024];
+    loop {
+        let wait = LINGER_IDLE.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+        match tokio::time::timeout(wait, socket.read(&mut sink)).await {
+            Ok(Ok(n)) if n > 0 => continue,
+            _ => return,
+        }
     }
 }
