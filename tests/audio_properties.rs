@@ -184,7 +184,7 @@ proptest! {
         let expected = if bytes.len() > AUDIO_LIMIT { None } else { Some(audio::load_16k(&bytes, &limits()).expect("fixture").samples.len()) };
         match (runtime.block_on(read_upload(form(&bytes, &language), BOUNDARY, AUDIO_LIMIT)), expected) {
             (Ok(samples), Some(expected)) => prop_assert_eq!(samples, expected),
-            (Err(error), None) => prop_assert_eq!(error.status, StatusCode::PAYLOAD_TOO_LARGE),
+            (Err(error), None) => prop_assert_eq!(error.status(), StatusCode::PAYLOAD_TOO_LARGE),
             (got, expected) => prop_assert!(false, "{:?} for a fixture of {} bytes (expected {:?})", got.map_err(|e| e.detail), bytes.len(), expected),
         }
     }

@@ -6,13 +6,13 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
+use super::codes::ErrorCode;
 use super::extract::ApiJson;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
 use crate::actors::agent::{AgentError, AgentRequest, AgentTurn, Speech, Timings};
 use crate::actors::dialogue::{SessionError, TurnError};
-use crate::dialogue::library::DEFAULT_SCENARIO;
 use crate::dialogue::DialogueError;
 
 /// Body of `POST /v1/voice-agent/converse`.
@@ -26,7 +26,7 @@ pub struct ConverseRequest {
         pattern = r"\S"
     )]
     pub text: String,
-    /// `general` (default), `banking` or `health`.
+    /// `general`, `banking` or `health`. Default: the session's own scenario when `session_id` is given, else `general`.
     #[serde(default)]
     #[schema(value_type = Option<String>, example = "banking", pattern = "^(general|banking|health)$")]
     pub scenario: Option<String>,
@@ -99,7 +99,6 @@ fn agent_request(
     session_id: Option<String>,
     text: String,
 ) -> Result<AgentRequest, ApiError> {
-    let scenario = scenario.unwrap_or_else(|| DEFAULT_SCENARIO.to_string());
     let voice_id = voice_id.unwrap_or_else(|| state.settings.tts.agent_voice.clone());
     if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
         return Err(ApiError::not_found(format!(
@@ -127,7 +126,7 @@ fn respond(request: AgentRequest, turn: AgentTurn, headers: &HeaderMap) -> Conve
         agent_text: turn.agent_text,
         audio_base64: turn.audio_base64,
         content_type: "audio/wav",
-        scenario: request.scenario,
+        scenario: turn.scenario,
         voice_id: request.voice_id,
         session_id: turn.session_id,
         duration_seconds: (turn.duration_seconds * 1000.0).round() / 1000.0,
@@ -159,8 +158,7 @@ pub async fn converse_audio(
     upload::check_declared_length(&headers, limit)?;
     let mut form =
         upload::read_form(multipart, limit, &["scenario", "voice_id", "session_id"]).await?;
-    // The form is read first (it is bounded), so a client still sending sees the answer, not a reset.
-    state.graph.asr.ensure_available().await?;
+    // Validation first (fields, then the audio), availability after.
     let field = |name: &str| form.field(name).map(str::to_string);
     let request = agent_request(
         &state,
@@ -170,7 +168,8 @@ pub async fn converse_audio(
         field("session_id"),
         String::new(),
     )?;
-    let audio = super::recognition::decode(&state, upload::require_audio(&mut form)?.bytes).await?;
+    let audio = upload::decode_audio(&state, &mut form).await?;
+    state.graph.asr.ensure_available().await?;
     let speech = Speech {
         samples: std::sync::Arc::new(audio.samples),
         language: crate::asr::DEFAULT_LANGUAGE.to_string(),
@@ -204,10 +203,10 @@ impl From<TurnError> for ApiError {
             TurnError::UnknownScenario(..) => ApiError::unprocessable(detail),
             TurnError::Session(SessionError::NotFound(_)) => ApiError::not_found(detail),
             TurnError::Session(SessionError::OtherScenario { .. }) => {
-                ApiError::conflict("session_scenario_mismatch", detail)
+                ApiError::new(ErrorCode::SessionScenarioMismatch, detail)
             }
             TurnError::Backend(DialogueError::Backend { .. }) => {
-                ApiError::unavailable("dialogue_unavailable", detail, 5)
+                ApiError::new(ErrorCode::DialogueUnavailable, detail)
             }
             TurnError::Actor(actor) => actor.into(),
         }

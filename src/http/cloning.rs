@@ -7,6 +7,7 @@ use axum::Json;
 use sha2::{Digest, Sha256};
 
 use super::auth::Caller;
+use super::codes::ErrorCode;
 use super::extract::ApiPath;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
@@ -39,14 +40,17 @@ pub async fn clone_voice(
     let mut form = upload::read_form(multipart, limit, &["name", "consent"]).await?;
     let name = display_name(form.field("name"));
     let consent = form.field("consent").map(str::to_string);
-    let bytes = upload::require_audio(&mut form)?.bytes;
-    let source_sha256 = hex(&Sha256::digest(&bytes));
+    let source_sha256 = form
+        .audio
+        .as_ref()
+        .map(|audio| hex(&Sha256::digest(&audio.bytes)))
+        .unwrap_or_default();
+    let audio = upload::decode_audio(&state, &mut form).await?;
     // A voice is stored on disk: with the disk full it is refused before any analysis is spent on it.
     let storage = &state.settings.storage;
     if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
         return Err(ApiError::insufficient_storage(why));
     }
-    let audio = super::recognition::decode(&state, bytes).await?;
     let summary = state
         .graph
         .clone
@@ -81,9 +85,7 @@ pub async fn delete_voice(
     ApiPath(voice_id): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
     if state.voices.get(&voice_id).is_some() {
-        return Err(ApiError::conflict(
-            "voice_not_deletable",
-            format!("voice {voice_id:?} is one of the server's own voices; only cloned voices can be deleted"),
+        return Err(ApiError::new(ErrorCode::VoiceNotDeletable, format!("voice {voice_id:?} is one of the server's own voices; only cloned voices can be deleted"),
         ));
     }
     if state.graph.clone.delete(&caller.key_id, &voice_id).await? {
@@ -102,12 +104,12 @@ impl From<CloneError> for ApiError {
         let detail = error.to_string();
         match error {
             CloneError::Profile(ProfileError::Base(_)) => {
-                ApiError::unavailable("cloning_unavailable", detail, 60)
+                ApiError::new(ErrorCode::CloningUnavailable, detail)
             }
             CloneError::Profile(_) => ApiError::unprocessable(detail),
-            CloneError::TooMany(_) => ApiError::conflict("voice_limit_reached", detail),
-            CloneError::Storage(_) => ApiError::unavailable("storage_unavailable", detail, 5),
-            CloneError::Engine(_) => ApiError::unavailable("cloning_failed", detail, 5),
+            CloneError::TooMany(_) => ApiError::new(ErrorCode::VoiceLimitReached, detail),
+            CloneError::Storage(_) => ApiError::new(ErrorCode::StorageUnavailable, detail),
+            CloneError::Engine(_) => ApiError::new(ErrorCode::CloningFailed, detail),
             CloneError::Actor(actor) => actor.into(),
         }
     }

@@ -8,6 +8,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
+use super::codes::ErrorCode;
 use super::problem::ApiError;
 
 /// Bytes read from disk at a time.
@@ -21,10 +22,9 @@ pub async fn send_file(
     headers: [(header::HeaderName, String); 2],
 ) -> Result<Response, ApiError> {
     let storage = |e: std::io::Error| {
-        ApiError::unavailable(
-            "storage_unavailable",
+        ApiError::new(
+            ErrorCode::StorageUnavailable,
             format!("reading the file failed: {e}"),
-            5,
         )
     };
     let length = file.metadata().map_err(storage)?.len();

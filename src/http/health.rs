@@ -5,6 +5,7 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 
+use super::codes::ErrorCode;
 use super::problem::ApiError;
 use super::AppState;
 
@@ -23,21 +24,19 @@ pub async fn healthz() -> Json<Value> {
     ))]
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     if !state.graph.all_up() {
-        return Err(ApiError::unavailable(
-            "not_ready",
+        return Err(ApiError::new(
+            ErrorCode::NotReady,
             "an actor is starting or restarting",
-            1,
         ));
     }
     let storage = &state.settings.storage;
     if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
-        return Err(ApiError::unavailable("not_ready", why, 10));
+        return Err(ApiError::new(ErrorCode::NotReady, why).retry_after(10));
     }
     if !state.graph.jobs.ready().await {
-        return Err(ApiError::unavailable(
-            "not_ready",
+        return Err(ApiError::new(
+            ErrorCode::NotReady,
             "the database does not answer or cannot be read (the server log says why)",
-            1,
         ));
     }
     Ok(Json(

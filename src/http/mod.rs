@@ -4,6 +4,7 @@
 mod agent;
 pub mod auth;
 mod cloning;
+pub mod codes;
 mod download;
 mod extract;
 mod health;
@@ -60,6 +61,12 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(recognition::speech_to_text))
         .routes(routes!(agent::converse_audio))
         .routes(routes!(cloning::clone_voice))
+        // The spec writes these two with a trailing slash; the other spelling is the same endpoint.
+        .route(
+            "/speech-to-text",
+            axum::routing::post(recognition::speech_to_text),
+        )
+        .route("/voice-clone", axum::routing::post(cloning::clone_voice))
         .layer(DefaultBodyLimit::disable());
     let v1 = OpenApiRouter::new()
         .routes(routes!(speech::text_to_speech))

@@ -13,7 +13,7 @@ use utoipa::{Modify, OpenApi, ToSchema};
     "request_id": "0b6f3c52-3d7e-4b53-9a59-1c0d1c7c8f11"
 }))]
 pub struct Problem {
-    /// `{public_base_url}/errors/{code}`; the code names the error (`not_found`, `server_busy`, …).
+    /// `{public_base_url}/errors/{code}`; the code is one of `ErrorCode` (`not_found`, `server_busy`, …).
     #[serde(rename = "type")]
     pub kind: String,
     /// Short summary of the status.
@@ -70,7 +70,7 @@ pub struct ConverseAudioForm {
     /// The user's speech: WAV, MP3 or WebM; at most 25 MB.
     #[schema(value_type = String, format = Binary)]
     pub audio: Vec<u8>,
-    /// `general` (default), `banking` or `health`.
+    /// `general`, `banking` or `health`; default: the session's own when `session_id` is given, else `general`.
     pub scenario: Option<String>,
     /// Voice of the reply.
     pub voice_id: Option<String>,
@@ -155,6 +155,11 @@ pub fn finish(mut api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
             )
             .build()
     };
+    if let Some(components) = api.components.as_mut() {
+        components
+            .schemas
+            .insert("ErrorCode".into(), error_codes().into());
+    }
     for (path, item) in api.paths.paths.iter_mut() {
         let operations: [&mut Option<Operation>; 4] = [
             &mut item.get,
@@ -206,16 +211,42 @@ pub fn finish(mut api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
                     "X-RateLimit-Reset".into(),
                     integer("Unix time (seconds) at which the allowance is full again"),
                 );
-                if status == "429" || status == "503" {
+                if status == "429" || status == "503" || status == "507" {
                     response.headers.insert(
                         "Retry-After".into(),
-                        integer("Seconds to wait before retrying"),
+                        integer("Seconds to wait before retrying; absent when retrying cannot help (see ErrorCode)"),
                     );
                 }
             }
         }
     }
     api
+}
+
+/// The `ErrorCode` schema: every code a problem's `type` ends with, and what each means.
+fn error_codes() -> utoipa::openapi::schema::Object {
+    use super::codes::ErrorCode;
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let mut description = String::from(
+        "The last segment of a problem's `type` (`{public_base_url}/errors/<code>`):\n",
+    );
+    for code in ErrorCode::ALL {
+        let retry = match code.retry_after() {
+            Some(_) => "retry with Retry-After",
+            None => "retrying cannot help",
+        };
+        description.push_str(&format!(
+            "- `{}` ({}, {retry}): {}\n",
+            code.as_str(),
+            code.status().as_u16(),
+            code.meaning()
+        ));
+    }
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(ErrorCode::ALL.iter().map(|c| c.as_str())))
+        .description(Some(description))
+        .build()
 }
 
 /// `GET /openapi.json`: this document.

@@ -13,153 +13,90 @@ use crate::actors::tts::SynthesisError;
 use crate::actors::ActorError;
 use crate::tts::TtsError;
 
+use super::codes::{self, ErrorCode};
+
 /// A problem to report; rendered into a body by [`render_problems`], which knows the public base URL.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
-    /// HTTP status.
-    pub status: StatusCode,
-    /// Machine-readable code, the last segment of `type`.
-    pub code: &'static str,
+    /// What kind of refusal: status, title and whether retrying helps come from it.
+    pub code: ErrorCode,
     /// Human-readable explanation of this occurrence.
     pub detail: String,
-    /// Seconds for the `Retry-After` header (429 and 503).
+    /// Seconds for the `Retry-After` header; only ever set for codes where retrying can help.
     pub retry_after: Option<u64>,
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
+    /// A refusal with its code's default `Retry-After` (none when retrying cannot help).
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
         Self {
-            status,
             code,
             detail: detail.into(),
-            retry_after: None,
+            retry_after: code.retry_after(),
         }
+    }
+
+    /// Another `Retry-After` than the code's default (ignored for codes where retrying cannot help).
+    pub fn retry_after(mut self, seconds: u64) -> Self {
+        if self.code.retryable() {
+            self.retry_after = Some(seconds);
+        }
+        self
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.code.status()
     }
 
     /// 400
     pub fn bad_request(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "bad_request", detail)
+        Self::new(ErrorCode::BadRequest, detail)
     }
     /// 401
     pub fn unauthorized(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+        Self::new(ErrorCode::Unauthorized, detail)
     }
     /// 404
     pub fn not_found(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", detail)
+        Self::new(ErrorCode::NotFound, detail)
     }
     /// 408: the body stalled.
     pub fn body_timeout() -> Self {
         Self::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
+            ErrorCode::RequestTimeout,
             "the request body stalled: no data arrived within the server's body timeout",
         )
     }
-    /// 409
-    pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, code, detail)
-    }
-    /// 410: the resource existed and never will again; retrying cannot help.
-    pub fn gone(code: &'static str, detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::GONE, code, detail)
-    }
-    /// 416, for a `Range` outside the file.
-    pub fn range_not_satisfiable(detail: impl Into<String>) -> Self {
-        Self::new(
-            StatusCode::RANGE_NOT_SATISFIABLE,
-            "range_not_satisfiable",
-            detail,
-        )
-    }
-    /// 507: the service's disk is full; the request may succeed once an operator frees space.
-    pub fn insufficient_storage(detail: impl Into<String>) -> Self {
-        Self {
-            retry_after: Some(60),
-            ..Self::new(
-                StatusCode::INSUFFICIENT_STORAGE,
-                "insufficient_storage",
-                detail,
-            )
-        }
-    }
     /// 413
     pub fn too_large(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", detail)
+        Self::new(ErrorCode::PayloadTooLarge, detail)
     }
     /// 415
     pub fn unsupported_media_type(detail: impl Into<String>) -> Self {
-        Self::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            detail,
-        )
+        Self::new(ErrorCode::UnsupportedMediaType, detail)
+    }
+    /// 416, for a `Range` outside the file.
+    pub fn range_not_satisfiable(detail: impl Into<String>) -> Self {
+        Self::new(ErrorCode::RangeNotSatisfiable, detail)
     }
     /// 422
     pub fn unprocessable(detail: impl Into<String>) -> Self {
-        Self::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "unprocessable_content",
-            detail,
-        )
+        Self::new(ErrorCode::UnprocessableContent, detail)
     }
     /// 429
     pub fn rate_limited(detail: impl Into<String>, retry_after: u64) -> Self {
-        Self {
-            retry_after: Some(retry_after),
-            ..Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", detail)
-        }
+        Self::new(ErrorCode::RateLimitExceeded, detail).retry_after(retry_after)
     }
-    /// 503
-    pub fn unavailable(code: &'static str, detail: impl Into<String>, retry_after: u64) -> Self {
-        Self {
-            retry_after: Some(retry_after),
-            ..Self::new(StatusCode::SERVICE_UNAVAILABLE, code, detail)
-        }
-    }
-}
-
-/// The short title of a status, as the spec words them.
-fn title(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        409 => "Conflict",
-        410 => "Gone",
-        413 => "Content Too Large",
-        416 => "Range Not Satisfiable",
-        507 => "Insufficient Storage",
-        408 => "Request Timeout",
-        415 => "Unsupported Media Type",
-        422 => "Unprocessable Content",
-        429 => "Rate Limit Exceeded",
-        503 => "Service Unavailable",
-        _ => status.canonical_reason().unwrap_or("Error"),
-    }
-}
-
-/// The code for statuses produced outside our handlers (routing, body limits).
-fn default_code(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        400 => "bad_request",
-        401 => "unauthorized",
-        404 => "not_found",
-        405 => "method_not_allowed",
-        408 => "request_timeout",
-        413 => "payload_too_large",
-        415 => "unsupported_media_type",
-        422 => "unprocessable_content",
-        429 => "rate_limit_exceeded",
-        503 => "service_unavailable",
-        _ => "internal_error",
+    /// 507: the service's disk is full; the request may succeed once an operator frees space.
+    pub fn insufficient_storage(detail: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InsufficientStorage, detail)
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = self.status.into_response();
+        let mut response = self.status().into_response();
         if let Some(seconds) = self.retry_after {
             response
                 .headers_mut()
@@ -225,13 +162,13 @@ pub async fn render_problems(
                 }
                 405 => "this path does not accept this method".to_string(),
                 413 => "the request body is larger than this endpoint accepts".to_string(),
-                _ => title(status).to_string(),
+                _ => codes::title(status).to_string(),
             };
-            ApiError::new(status, default_code(status), detail)
+            ApiError::new(ErrorCode::for_status(status), detail)
         });
     let body = ProblemBody {
-        kind: format!("{}/errors/{}", base.0, problem.code),
-        title: title(status),
+        kind: format!("{}/errors/{}", base.0, problem.code.as_str()),
+        title: codes::title(status),
         status: status.as_u16(),
         detail: &problem.detail,
         instance: &instance,
@@ -280,12 +217,12 @@ impl From<ActorError> for ApiError {
     fn from(error: ActorError) -> Self {
         let detail = error.to_string();
         match error {
-            ActorError::NotAvailable(_) => ApiError::unavailable("not_available", detail, 3600),
+            ActorError::NotAvailable(_) => ApiError::new(ErrorCode::NotAvailable, detail),
             ActorError::Busy { retry_after, .. } => {
-                ApiError::unavailable("server_busy", detail, retry_after)
+                ApiError::new(ErrorCode::ServerBusy, detail).retry_after(retry_after)
             }
             ActorError::Restarting(_) | ActorError::Crashed(_) | ActorError::Timeout(_) => {
-                ApiError::unavailable("service_unavailable", detail, 1)
+                ApiError::new(ErrorCode::ServiceUnavailable, detail)
             }
         }
     }
@@ -298,7 +235,7 @@ impl From<TtsError> for ApiError {
             TtsError::EmptyText | TtsError::NothingToSay | TtsError::SettingOutOfRange { .. } => {
                 ApiError::unprocessable(detail)
             }
-            TtsError::Engine(_) => ApiError::unavailable("synthesis_failed", detail, 1),
+            TtsError::Engine(_) => ApiError::new(ErrorCode::SynthesisFailed, detail),
         }
     }
 }
@@ -309,10 +246,8 @@ impl From<SynthesisError> for ApiError {
         match error {
             SynthesisError::Invalid(invalid) => invalid.into(),
             SynthesisError::UnknownVoice(_) => ApiError::not_found(detail),
-            SynthesisError::InactiveVoice { .. } => {
-                ApiError::unavailable("voice_inactive", detail, 3600)
-            }
-            SynthesisError::Engine(_) => ApiError::unavailable("synthesis_failed", detail, 1),
+            SynthesisError::InactiveVoice { .. } => ApiError::new(ErrorCode::VoiceInactive, detail),
+            SynthesisError::Engine(_) => ApiError::new(ErrorCode::SynthesisFailed, detail),
             SynthesisError::Actor(actor) => actor.into(),
         }
     }
@@ -323,12 +258,12 @@ impl From<JobsError> for ApiError {
         let detail = error.to_string();
         match error {
             JobsError::NotFound(_) => ApiError::not_found(detail),
-            JobsError::NotReady { .. } => ApiError::conflict("job_not_complete", detail),
-            JobsError::Failed { .. } => ApiError::conflict("job_failed", detail),
-            JobsError::AudioGone(_) => ApiError::gone("audio_gone", detail),
+            JobsError::NotReady { .. } => ApiError::new(ErrorCode::JobNotComplete, detail),
+            JobsError::Failed { .. } => ApiError::new(ErrorCode::JobFailed, detail),
+            JobsError::AudioGone(_) => ApiError::new(ErrorCode::AudioGone, detail),
             JobsError::TooMany(_) => ApiError::rate_limited(detail, 30),
             JobsError::UnknownVoice(_) => ApiError::not_found(format!("`voice_id`: {detail}")),
-            JobsError::Storage(_) => ApiError::unavailable("storage_unavailable", detail, 5),
+            JobsError::Storage(_) => ApiError::new(ErrorCode::StorageUnavailable, detail),
             JobsError::NoSpace(_) => ApiError::insufficient_storage(detail),
             JobsError::Actor(actor) => actor.into(),
         }

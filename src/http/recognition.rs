@@ -7,12 +7,12 @@ use axum::http::HeaderMap;
 use axum::Json;
 use serde::Serialize;
 
+use super::codes::ErrorCode;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
 use crate::actors::asr::RecognitionError;
 use crate::asr::{AsrError, Segment, DEFAULT_LANGUAGE, LANGUAGES};
-use crate::audio::{self, Audio16k, DecodeLimits};
 
 /// The spec §2.6 transcription result; `segments` only with `response_format=verbose_json`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -50,8 +50,8 @@ pub async fn speech_to_text(
     let limit = state.settings.asr.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
     let mut form = upload::read_form(multipart, limit, &["language", "response_format"]).await?;
-    // The form is read first (it is bounded), so a client still sending sees the answer, not a reset.
-    state.graph.asr.ensure_available().await?;
+    // Validation first (fields, then the audio itself), availability after: a wrong request is 422 whatever is
+    // installed.
     let language = language(form.field("language"))?;
     let verbose = match form.field("response_format") {
         None | Some("json") => false,
@@ -62,7 +62,8 @@ pub async fn speech_to_text(
             )))
         }
     };
-    let audio = decode(&state, upload::require_audio(&mut form)?.bytes).await?;
+    let audio = upload::decode_audio(&state, &mut form).await?;
+    state.graph.asr.ensure_available().await?;
     let duration_seconds = (audio.duration_seconds() * 1000.0).round() / 1000.0;
     let transcript = state
         .graph
@@ -90,47 +91,19 @@ pub fn language(given: Option<&str>) -> Result<String, ApiError> {
     }
 }
 
-/// How long an upload waits for a decoding permit before the answer is 503 `server_busy`.
-const DECODE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Decode an upload to 16 kHz mono off the async threads, once admitted (at most one decode per core runs at
-/// once, so memory and CPU stay bounded however many uploads arrive); undecodable audio is 422.
-pub async fn decode(state: &AppState, bytes: Vec<u8>) -> Result<Audio16k, ApiError> {
-    let permit = tokio::time::timeout(DECODE_WAIT, Arc::clone(&state.decoders).acquire_owned())
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .ok_or_else(|| {
-            ApiError::unavailable(
-                "server_busy",
-                "every audio decoder is busy; retry shortly",
-                2,
-            )
-        })?;
-    tokio::task::spawn_blocking(move || {
-        let _admitted = permit;
-        audio::load_16k(&bytes, &DecodeLimits::default())
-    })
-    .await
-    .map_err(|_| ApiError::unprocessable("the audio could not be decoded"))?
-    .map_err(|e| ApiError::unprocessable(e.to_string()))
-}
-
 impl From<RecognitionError> for ApiError {
     fn from(error: RecognitionError) -> Self {
         let detail = error.to_string();
         match error {
-            RecognitionError::Unavailable(_) => {
-                ApiError::unavailable("asr_unavailable", detail, 3600)
-            }
+            RecognitionError::Unavailable(_) => ApiError::new(ErrorCode::AsrUnavailable, detail),
             RecognitionError::Asr(AsrError::UnsupportedLanguage(_)) => {
                 ApiError::unprocessable(detail)
             }
             RecognitionError::Asr(AsrError::Cancelled) => {
-                ApiError::unavailable("recognition_timeout", detail, 5)
+                ApiError::new(ErrorCode::RecognitionTimeout, detail)
             }
             RecognitionError::Asr(AsrError::Engine(_)) => {
-                ApiError::unavailable("recognition_failed", detail, 5)
+                ApiError::new(ErrorCode::RecognitionFailed, detail)
             }
             RecognitionError::Actor(actor) => actor.into(),
         }

@@ -1,6 +1,8 @@
-//! `multipart/form-data` uploads read as they stream. The audio part is counted chunk by chunk and refused
-//! with 413 the moment it passes the limit, so no more than the limit is ever buffered; text fields are small
-//! and few, and parts nobody asked for are read past without being kept.
+//! The one upload pipeline of speech-to-text, cloning and the agent's audio mode: `multipart/form-data` read as
+//! it streams, then the audio decoded once admitted. The audio part is counted chunk by chunk and refused with
+//! 413 the moment it passes the limit, so no more than the limit is ever buffered; text fields are small and
+//! few, and parts nobody asked for are read past without being kept. Handlers validate the fields first, then
+//! decode (which also validates the audio), and only then ask whether the work can be done (availability).
 
 use std::collections::HashMap;
 
@@ -8,7 +10,11 @@ use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap, StatusCode};
 
+use super::codes::ErrorCode;
 use super::problem::ApiError;
+use super::AppState;
+use crate::audio::{self, Audio16k, DecodeLimits};
+use std::sync::Arc;
 
 /// Longest value of a text field, in bytes.
 const FIELD_LIMIT: usize = 4 * 1024;
@@ -70,6 +76,8 @@ pub struct Form {
     pub audio: Option<AudioPart>,
     /// Text fields by name.
     pub fields: HashMap<String, String>,
+    /// The name of a file part that is not `audio` (the audio sent under another name, say `file`).
+    pub other_file: Option<String>,
 }
 
 impl Form {
@@ -158,12 +166,30 @@ pub async fn read_form(
             });
             continue;
         }
+        if part.file_name().is_some() {
+            // A file under another name: read past (within the audio limit) and named if `audio` is missing.
+            let mut size = 0usize;
+            while let Some(chunk) = part.chunk().await.map_err(malformed)? {
+                size += chunk.len();
+                if size > audio_limit {
+                    return Err(ApiError::too_large(format!(
+                        "the file part `{name}` is larger than the limit of {} MB ({audio_limit} bytes)",
+                        audio_limit / (1024 * 1024)
+                    )));
+                }
+            }
+            form.other_file.get_or_insert(name);
+            continue;
+        }
         let wanted = fields.contains(&name.as_str());
         let mut value = Vec::new();
         while let Some(chunk) = part.chunk().await.map_err(malformed)? {
             other_bytes += chunk.len();
             if other_bytes > FORM_OVERHEAD {
-                return Err(too_large(audio_limit));
+                return Err(ApiError::too_large(format!(
+                    "the form's text parts (`{name}` and those before it) are larger than {} KiB; only the `audio` file part may be large",
+                    FORM_OVERHEAD / 1024
+                )));
             }
             if wanted {
                 if value.len() + chunk.len() > FIELD_LIMIT {
@@ -187,10 +213,12 @@ pub async fn read_form(
 /// audio). Browsers label WebM recordings `video/webm` and some clients send `application/octet-stream`; both
 /// are accepted, and the bytes decide.
 pub fn require_audio(form: &mut Form) -> Result<AudioPart, ApiError> {
-    let audio = form
-        .audio
-        .take()
-        .ok_or_else(|| ApiError::unprocessable("the form has no `audio` file part"))?;
+    let audio = form.audio.take().ok_or_else(|| match &form.other_file {
+        Some(name) => ApiError::unprocessable(format!(
+            "the form has no `audio` file part: the file came in a part named `{name}`; name that part `audio`"
+        )),
+        None => ApiError::unprocessable("the form has no `audio` file part"),
+    })?;
     if let Some(kind) = &audio.content_type {
         let essence = kind
             .split(';')
@@ -213,4 +241,30 @@ pub fn require_audio(form: &mut Form) -> Result<AudioPart, ApiError> {
         return Err(ApiError::unprocessable("the `audio` part is empty"));
     }
     Ok(audio)
+}
+
+/// How long an upload waits for a decoding permit before the answer is 503 `server_busy`.
+const DECODE_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Decode an upload to 16 kHz mono off the async threads, once admitted (at most one decode per core runs at
+/// once, so memory and CPU stay bounded however many uploads arrive); undecodable audio is 422.
+pub async fn decode_audio(state: &AppState, form: &mut Form) -> Result<Audio16k, ApiError> {
+    let bytes = require_audio(form)?.bytes;
+    let permit = tokio::time::timeout(DECODE_WAIT, Arc::clone(&state.decoders).acquire_owned())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::ServerBusy,
+                "every audio decoder is busy; retry shortly",
+            )
+        })?;
+    tokio::task::spawn_blocking(move || {
+        let _admitted = permit;
+        audio::load_16k(&bytes, &DecodeLimits::default())
+    })
+    .await
+    .map_err(|_| ApiError::unprocessable("the audio could not be decoded"))?
+    .map_err(|e| ApiError::unprocessable(e.to_string()))
 }

@@ -51,9 +51,9 @@ pub async fn read_upload(
 pub fn assert_audio_or_client_error(outcome: &Result<usize, ApiError>) {
     if let Err(error) = outcome {
         assert!(
-            CLIENT_ERRORS.contains(&error.status),
+            CLIENT_ERRORS.contains(&error.status()),
             "{} {}: {}",
-            error.status,
+            error.status(),
             error.code,
             error.detail
         );

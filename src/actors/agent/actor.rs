@@ -95,7 +95,7 @@ async fn turn(
         .dialogue
         .turn(TurnRequest {
             owner: request.owner.clone(),
-            scenario: request.scenario,
+            scenario: request.scenario.clone(),
             session_id: request.session_id,
             text: request.text,
         })
@@ -111,6 +111,7 @@ async fn turn(
     .await?;
     let tts_ms = spoken.elapsed().as_millis() as u64;
     Ok(AgentTurn {
+        scenario: dialogue.scenario,
         user_text,
         agent_text: dialogue.reply.text,
         audio_base64,

@@ -21,8 +21,8 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(180);
 pub struct AgentRequest {
     /// The caller's key id.
     pub owner: String,
-    /// Scenario id.
-    pub scenario: String,
+    /// Scenario id; `None`: the session's own, or the default for a new conversation.
+    pub scenario: Option<String>,
     /// Session to continue.
     pub session_id: Option<String>,
     /// What the user said.
@@ -57,6 +57,8 @@ pub struct Timings {
 /// A rendered turn.
 #[derive(Debug, Clone)]
 pub struct AgentTurn {
+    /// The scenario that answered.
+    pub scenario: String,
     /// What the user said: the text given, or the transcript of the audio.
     pub user_text: String,
     /// The reply text.

@@ -3,6 +3,7 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
+use super::sessions::SessionError;
 use super::{DialogueTurn, SessionStore, TurnError, TurnRequest};
 use crate::dialogue::library::ScenarioLibrary;
 use crate::dialogue::{converse, DialogueBackend};
@@ -97,9 +98,19 @@ impl Actor for DialogueActor {
 }
 
 async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTurn, TurnError> {
-    let scenario = state.library.get(&request.scenario).ok_or_else(|| {
-        TurnError::UnknownScenario(request.scenario.clone(), state.library.ids().join(", "))
-    })?;
+    // An absent scenario means the session's own when one is continued, else the default.
+    let asked = match (&request.scenario, &request.session_id) {
+        (Some(scenario), _) => scenario.clone(),
+        (None, Some(id)) => state
+            .sessions
+            .scenario_of(&request.owner, id)
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?,
+        (None, None) => crate::dialogue::library::DEFAULT_SCENARIO.to_string(),
+    };
+    let scenario = state
+        .library
+        .get(&asked)
+        .ok_or_else(|| TurnError::UnknownScenario(asked.clone(), state.library.ids().join(", ")))?;
     let (session_id, session) =
         state
             .sessions
@@ -128,6 +139,7 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
     .increment(1);
     Ok(DialogueTurn {
         session_id,
+        scenario: scenario.id.clone(),
         reply,
         backend: state.backend.name(),
     })

@@ -20,8 +20,8 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(90);
 pub struct TurnRequest {
     /// The caller's key id (sessions are private to it).
     pub owner: String,
-    /// The scenario id.
-    pub scenario: String,
+    /// The scenario id; `None`: the session's own when continuing one, else the default scenario.
+    pub scenario: Option<String>,
     /// A session to continue, or `None` for a new one.
     pub session_id: Option<String>,
     /// What the user said.
@@ -33,6 +33,8 @@ pub struct TurnRequest {
 pub struct DialogueTurn {
     /// The session (new or continued).
     pub session_id: String,
+    /// The scenario that answered.
+    pub scenario: String,
     /// The reply.
     pub reply: Reply,
     /// Which backend answered.

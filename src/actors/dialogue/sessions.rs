@@ -50,6 +50,15 @@ impl SessionStore {
         }
     }
 
+    /// The scenario of the caller's live session `id`.
+    pub fn scenario_of(&self, owner: &str, id: &str) -> Option<String> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get(id)
+            .filter(|e| e.owner == owner && e.used.elapsed() < self.idle)
+            .map(|e| e.scenario.clone())
+    }
+
     /// The caller's session `id`, or a new one when `id` is `None`: its id and the session.
     pub fn open(
         &self,
