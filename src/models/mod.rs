@@ -1,5 +1,6 @@
 //! Model files and ONNX Runtime: the runtime library is loaded once, every session is built here (graph
-//! optimisation and threads from `[models]`), and [`catalog`] / [`fetch`] install the models people publish.
+//! optimisation and threads from `[models]`), and [`catalog`] / [`fetch`] / [`import`]
+//! install the models people publish.
 //!
 //! Nothing here downloads at build time: `ort` is built with `load-dynamic`, and the shared library comes from the
 //! PyPI `onnxruntime` wheel (`onnxruntime/capi/libonnxruntime.so.<version>`), named by `models.onnxruntime` or the
@@ -7,6 +8,7 @@
 
 pub mod catalog;
 pub mod fetch;
+pub mod import;
 pub mod pool;
 
 use std::path::{Path, PathBuf};
