@@ -1,4 +1,4 @@
-//! `sauti models list|fetch`: the model catalog and its installer.
+//! `sauti models list|fetch|import`: the model catalog and its installers.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -7,7 +7,9 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 
 use sauti::models::catalog::Catalog;
-use sauti::models::fetch::{fetch, installed, FetchOptions};
+use sauti::models::catalog::CatalogModel;
+use sauti::models::fetch::{fetch, installed, FetchOptions, Installed};
+use sauti::models::import::{check_folder, entry_for, import, Imported};
 
 /// Where the catalog and the models folder are.
 #[derive(Debug, Args)]
@@ -33,6 +35,20 @@ pub enum ModelsCommand {
     Fetch {
         /// The catalog name (see `sauti models list`).
         name: String,
+        #[command(flatten)]
+        places: Places,
+    },
+    /// Install a model from a folder obtained elsewhere (no internet needed): every file the catalog entry
+    /// lists is checked (size and sha256 where the catalog gives them) and the model is installed whole or not
+    /// at all, where `fetch` would have put it.
+    ///
+    /// Example: sauti models import /media/usb/whisper-base --dir models
+    Import {
+        /// The model folder, laid out as installed (e.g. `onnx/encoder_model.onnx`); unpack archives first.
+        path: PathBuf,
+        /// The catalog entry it is; default: the entry named like the folder.
+        #[arg(long)]
+        name: Option<String>,
         #[command(flatten)]
         places: Places,
     },
@@ -85,22 +101,48 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<()> {
                 .enable_all()
                 .build()?;
             let done = runtime.block_on(fetch(model, &options))?;
-            println!(
-                "installed {} into {} (licence {})",
-                model.name,
-                places.dir.join(&model.dir).display(),
-                model.licence
-            );
-            for file in &done.files {
-                println!(
-                    "  {:<40} {:>12} bytes  sha256 {}",
-                    file.path, file.size, file.sha256
-                );
-            }
-            if let Some(next) = &model.after_fetch {
-                println!("next: {next}");
+            report("installed", model, &places, &done);
+            Ok(())
+        }
+        ModelsCommand::Import { path, name, places } => {
+            check_folder(&path)?;
+            let catalog = catalog(&places)?;
+            let model = entry_for(&catalog, &path, name.as_deref()).map_err(anyhow::Error::msg)?;
+            match import(model, &path, &places.dir)? {
+                Imported::Installed(done) => report("imported", model, &places, &done),
+                Imported::AlreadyInstalled(done) => {
+                    report("already installed", model, &places, &done)
+                }
             }
             Ok(())
         }
+    }
+}
+
+/// What was installed, file by file, and what to run next.
+fn report(verb: &str, model: &CatalogModel, places: &Places, done: &Installed) {
+    println!(
+        "{verb} {} into {} (licence {})",
+        model.name,
+        places.dir.join(&model.dir).display(),
+        model.licence
+    );
+    for file in &done.files {
+        let unchecked = model
+            .files
+            .iter()
+            .any(|f| f.path == file.path && f.sha256.is_none());
+        let note = if unchecked {
+            "  (the catalog has no sha256 for it)"
+        } else {
+            ""
+        };
+        println!(
+            "  {:<40} {:>12} bytes  sha256 {}{note}",
+            file.path, file.size, file.sha256
+        );
+    }
+    if let Some(next) = &model.after_fetch {
+        println!("next: {next}");
     }
 }

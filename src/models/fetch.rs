@@ -43,7 +43,7 @@ pub enum FetchError {
         problem: String,
     },
     /// The bytes received are not the published file.
-    #[error("{path}: sha256 is {actual}, the catalog says {expected}; the download was deleted")]
+    #[error("{path}: sha256 is {actual}, the catalog says {expected}; the file was not installed")]
     Checksum {
         /// The file inside the model.
         path: String,
@@ -53,7 +53,7 @@ pub enum FetchError {
         actual: String,
     },
     /// The size received is not the published one.
-    #[error("{path}: {actual} bytes, the catalog says {expected}; the download was deleted")]
+    #[error("{path}: {actual} bytes, the catalog says {expected}; the file was not installed")]
     Size {
         /// The file inside the model.
         path: String,
@@ -61,6 +61,24 @@ pub enum FetchError {
         expected: u64,
         /// Received.
         actual: u64,
+    },
+    /// A file the catalog lists is not in the folder being imported.
+    #[error("{path}: missing from {folder} (expected at {expected})")]
+    Missing {
+        /// The file inside the model.
+        path: String,
+        /// The folder being imported.
+        folder: PathBuf,
+        /// Where it was looked for.
+        expected: PathBuf,
+    },
+    /// What was given to import is not a model folder.
+    #[error("{path}: {problem}")]
+    NotAFolder {
+        /// What was given.
+        path: PathBuf,
+        /// Why it cannot be imported.
+        problem: String,
     },
     /// The disk refused.
     #[error("{path}: {source}")]
@@ -119,26 +137,34 @@ pub async fn fetch(model: &CatalogModel, options: &FetchOptions) -> Result<Insta
         if !done.is_file() {
             download(&client, file, &done, options).await?;
         }
-        let (size, sha256) = digest(&done)?;
-        files.push(InstalledFile {
-            path: file.path.clone(),
-            size,
-            sha256,
-        });
+        files.push(verify(file, &done)?);
     }
+    install(model, &staging, files, &options.dir)
+}
+
+/// Write the manifest into a complete staging folder and rename it to `<dir>/<model.dir>` in one step.
+pub(crate) fn install(
+    model: &CatalogModel,
+    staging: &Path,
+    files: Vec<InstalledFile>,
+    dir: &Path,
+) -> Result<Installed, FetchError> {
     let manifest = Installed {
         name: model.name.clone(),
         files,
     };
     let manifest_path = staging.join(MANIFEST);
-    let json = serde_json::to_string_pretty(&manifest).expect("a manifest serialises");
+    let json = serde_json::to_string_pretty(&manifest).map_err(|e| FetchError::Io {
+        path: manifest_path.clone(),
+        source: std::io::Error::other(e),
+    })?;
     std::fs::write(&manifest_path, json).map_err(io(&manifest_path))?;
-    let target = options.dir.join(&model.dir);
+    let target = dir.join(&model.dir);
     if target.exists() {
         // A folder without a manifest: an earlier, hand-made or broken install; replaced whole.
         std::fs::remove_dir_all(&target).map_err(io(&target))?;
     }
-    std::fs::rename(&staging, &target).map_err(io(&target))?;
+    std::fs::rename(staging, &target).map_err(io(&target))?;
     Ok(manifest)
 }
 
@@ -176,13 +202,19 @@ async fn download(
         }
     }
     bar.finish_and_clear();
-    let (size, sha256) = digest(&part)?;
-    let reject = |error: FetchError| {
+    if let Err(error) = verify(file, &part) {
         let _ = std::fs::remove_file(&part);
-        Err(error)
-    };
+        return Err(error);
+    }
+    std::fs::rename(&part, done).map_err(io(done))
+}
+
+/// Check the bytes at `path` against the catalog's size and sha256 for `file` (each where the catalog gives
+/// one); returns what was found.
+pub(crate) fn verify(file: &CatalogFile, path: &Path) -> Result<InstalledFile, FetchError> {
+    let (size, sha256) = digest(path)?;
     if let Some(expected) = file.size.filter(|&s| s != size) {
-        return reject(FetchError::Size {
+        return Err(FetchError::Size {
             path: file.path.clone(),
             expected,
             actual: size,
@@ -193,13 +225,17 @@ async fn download(
         .as_ref()
         .filter(|h| !h.eq_ignore_ascii_case(&sha256))
     {
-        return reject(FetchError::Checksum {
+        return Err(FetchError::Checksum {
             path: file.path.clone(),
             expected: expected.clone(),
             actual: sha256,
         });
     }
-    std::fs::rename(&part, done).map_err(io(done))
+    Ok(InstalledFile {
+        path: file.path.clone(),
+        size,
+        sha256,
+    })
 }
 
 enum Transfer {

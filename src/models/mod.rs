@@ -1,5 +1,6 @@
 //! Model files and ONNX Runtime: the runtime library is loaded once, every session is built here (graph
-//! optimisation and threads from `[models]`), and [`catalog`] / [`fetch`] install the models people publish.
+//! optimisation and threads from `[models]`), and [`catalog`] / [`fetch`] / [`import`]
+//! install the models people publish.
 //!
 //! Nothing here downloads at build time: `ort` is built with `load-dynamic`, and the shared library comes from the
 //! PyPI `onnxruntime` wheel (`onnxruntime/capi/libonnxruntime.so.<version>`), named by `models.onnxruntime` or the
@@ -7,12 +8,14 @@
 
 pub mod catalog;
 pub mod fetch;
+pub mod import;
 pub mod pool;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use ort::environment::Environment;
+use ort::logging::LogLevel;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use serde::{Deserialize, Serialize};
@@ -126,13 +129,51 @@ pub fn runtime(settings: &ModelSettings) -> Result<&'static Environment, ModelEr
             let environment = ort::init_from(&library)
                 .map_err(|e| format!("{}: {e}", library.display()))?
                 .with_name("sauti")
+                .with_logger(std::sync::Arc::new(runtime_log))
                 .build()
                 .map_err(|e| format!("{}: {e}", library.display()))?;
+            environment.set_log_level(runtime_log_level());
             tracing::info!(library = %library.display(), "ONNX Runtime loaded");
             Ok(environment)
         })
         .as_ref()
         .map_err(|e| ModelError::Runtime(e.clone()))
+}
+
+/// The `tracing` target ONNX Runtime's own messages are logged under (e.g. `RUST_LOG=info,onnxruntime=debug`).
+pub const RUNTIME_LOG_TARGET: &str = "onnxruntime";
+
+/// One message of ONNX Runtime's, into our log: its chatter (verbose, info) at `trace` / `debug`, so that an
+/// `info` log stays readable; warnings and errors at their own level.
+fn runtime_log(level: LogLevel, category: &str, id: &str, location: &str, message: &str) {
+    match level {
+        LogLevel::Verbose => {
+            tracing::trace!(target: RUNTIME_LOG_TARGET, category, id, location, "{message}")
+        }
+        LogLevel::Info => {
+            tracing::debug!(target: RUNTIME_LOG_TARGET, category, id, location, "{message}")
+        }
+        LogLevel::Warning => {
+            tracing::warn!(target: RUNTIME_LOG_TARGET, category, id, location, "{message}")
+        }
+        LogLevel::Error | LogLevel::Fatal => {
+            tracing::error!(target: RUNTIME_LOG_TARGET, category, id, location, "{message}")
+        }
+    }
+}
+
+/// The least severe ONNX Runtime message our log filter would keep, so that the runtime does not format
+/// messages only to have them dropped.
+fn runtime_log_level() -> LogLevel {
+    if tracing::enabled!(target: RUNTIME_LOG_TARGET, tracing::Level::TRACE) {
+        LogLevel::Verbose
+    } else if tracing::enabled!(target: RUNTIME_LOG_TARGET, tracing::Level::DEBUG) {
+        LogLevel::Info
+    } else if tracing::enabled!(target: RUNTIME_LOG_TARGET, tracing::Level::WARN) {
+        LogLevel::Warning
+    } else {
+        LogLevel::Error
+    }
 }
 
 /// Where the ONNX Runtime library is expected.

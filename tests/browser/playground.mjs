@@ -44,6 +44,17 @@ try {
   expect(voices.includes("zuri") && voices.includes("baraka"), `voices listed: ${voices}`);
   expect((await page.evaluate(() => sessionStorage.getItem("sauti-key"))) === key, "the key is kept in session storage");
 
+  // A voice whose model is not installed is listed but cannot be picked, with what to install.
+  for (const select of ["#tts-voice", "#agent-voice"]) {
+    const inactive = await page.$eval(`${select} option[value="mms-swh"]`, (o) => ({ disabled: o.disabled, text: o.textContent, title: o.title }));
+    expect(inactive.disabled, `${select}: the inactive voice is disabled`);
+    expect(inactive.text.includes("unavailable"), `${select}: the option says unavailable: ${inactive.text}`);
+    expect(inactive.title.includes("sauti models fetch mms-tts-swh"), `${select}: the reason is shown: ${inactive.title}`);
+    expect(!(await page.$eval(select, (s) => s.selectedOptions[0].disabled)), `${select}: an active voice is chosen`);
+  }
+  const zuri = await page.$eval('#tts-voice option[value="zuri"]', (o) => ({ disabled: o.disabled, text: o.textContent }));
+  expect(!zuri.disabled && !zuri.text.includes("unavailable"), `an active voice is selectable: ${zuri.text}`);
+
   // Text to speech: the <audio> element gets a playable WAV.
   await page.fill("#tts-text", "Habari ya asubuhi, karibu Tanzania.");
   await page.click("#tts-go");
