@@ -60,9 +60,23 @@ pub struct Started {
 }
 
 /// Run the service until SIGINT/SIGTERM (or the actor graph gives up). `on_start` runs once it listens.
-pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Result<(), ServeError> {
+pub async fn serve(
+    mut settings: Settings,
+    on_start: impl FnOnce(&Started),
+) -> Result<(), ServeError> {
     crate::telemetry::metrics::install();
     let shutdown_requested = shutdown_signal().map_err(ServeError::Serve)?;
+    // Bound first: without a configured public URL, problem `type` URLs name the address actually bound.
+    let listener = TcpListener::bind(&settings.server.bind)
+        .await
+        .map_err(|source| ServeError::Bind {
+            address: settings.server.bind.clone(),
+            source,
+        })?;
+    let address = listener.local_addr().map_err(ServeError::Serve)?;
+    if settings.server.public_base_url.is_empty() {
+        settings.server.public_base_url = format!("http://{address}");
+    }
     let settings = Arc::new(settings);
     let db = Database::open(&settings.storage.data_dir)?;
     let artifacts = ArtifactStore::open(&settings.storage.data_dir)?
@@ -119,13 +133,6 @@ pub async fn serve(settings: Settings, on_start: impl FnOnce(&Started)) -> Resul
     };
     let app = router(state, keys, limits);
 
-    let listener = TcpListener::bind(&settings.server.bind)
-        .await
-        .map_err(|source| ServeError::Bind {
-            address: settings.server.bind.clone(),
-            source,
-        })?;
-    let address = listener.local_addr().map_err(ServeError::Serve)?;
     tracing::info!(%address, data_dir = %settings.storage.data_dir.display(), "sauti listening");
     on_start(&Started {
         address,

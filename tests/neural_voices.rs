@@ -119,7 +119,8 @@ fn configured_vits_voices_synthesise_16k_wav_and_missing_ones_say_what_to_instal
         .as_str()
         .unwrap()
         .contains("sauti models fetch mms-tts-swh"));
-    assert!(reply.header("retry-after").is_some());
+    // Not transient: an operator must install the model, so no Retry-After.
+    assert!(reply.header("retry-after").is_none());
 }
 
 #[test]

@@ -81,7 +81,8 @@ pub enum MetricsAccess {
 pub struct ServerSettings {
     /// Address to listen on; port 0 picks a free port (the bound address is logged).
     pub bind: String,
-    /// Base URL clients reach the service at; problem `type` URLs are built from it.
+    /// Base URL clients reach the service at; problem `type` URLs are built from it. Empty: `http://` and the
+    /// address actually bound.
     pub public_base_url: String,
     /// A request body that sends nothing for this many seconds is abandoned with 408 (slow uploads).
     pub body_timeout_seconds: u64,
@@ -115,7 +116,7 @@ impl Default for ServerSettings {
     fn default() -> Self {
         Self {
             bind: "127.0.0.1:8080".into(),
-            public_base_url: "http://127.0.0.1:8080".into(),
+            public_base_url: String::new(),
             body_timeout_seconds: 30,
             header_timeout_seconds: 30,
             idle_timeout_seconds: 60,
@@ -314,7 +315,9 @@ impl Settings {
             return invalid("server.bind", "must be an address such as 127.0.0.1:8080");
         }
         let url = &self.server.public_base_url;
-        if !(url.starts_with("http://") || url.starts_with("https://")) || url.ends_with('/') {
+        if !url.is_empty()
+            && (!(url.starts_with("http://") || url.starts_with("https://")) || url.ends_with('/'))
+        {
             return invalid(
                 "server.public_base_url",
                 "must be an http(s) URL without a trailing slash",

@@ -168,6 +168,17 @@ pub async fn converse_audio(
         field("session_id"),
         String::new(),
     )?;
+    // The scenario and session are the caller's to get right: checked before the audio is decoded or heard.
+    state
+        .graph
+        .dialogue
+        .check(crate::actors::dialogue::TurnRequest {
+            owner: request.owner.clone(),
+            scenario: request.scenario.clone(),
+            session_id: request.session_id.clone(),
+            text: String::new(),
+        })
+        .await?;
     let audio = upload::decode_audio(&state, &mut form).await?;
     state.graph.asr.ensure_available().await?;
     let speech = Speech {

@@ -61,12 +61,6 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(recognition::speech_to_text))
         .routes(routes!(agent::converse_audio))
         .routes(routes!(cloning::clone_voice))
-        // The spec writes these two with a trailing slash; the other spelling is the same endpoint.
-        .route(
-            "/speech-to-text",
-            axum::routing::post(recognition::speech_to_text),
-        )
-        .route("/voice-clone", axum::routing::post(cloning::clone_voice))
         .layer(DefaultBodyLimit::disable());
     let v1 = OpenApiRouter::new()
         .routes(routes!(speech::text_to_speech))
@@ -109,7 +103,7 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
     let (router, api) = open.nest("/v1", v1).split_for_parts();
     let api = openapi::finish(api);
     let routes = Routes(Arc::new(api.paths.paths.keys().cloned().collect()));
-    router
+    let app = router
         .fallback(|| async { problem::ApiError::not_found("no such resource") })
         .with_state(state)
         .layer(axum::middleware::from_fn_with_state(
@@ -124,7 +118,29 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
         ))
         // Every response carries X-Request-Id: the caller's own (when given) or a new UUID.
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid));
+    // Other spellings of documented paths reach them before routing.
+    Router::new().fallback_service(
+        tower::ServiceBuilder::new()
+            .map_request(spelling)
+            .service(app),
+    )
+}
+
+/// The spec writes the two upload paths with a trailing slash; without it they are the same endpoints.
+fn spelling(mut request: axum::extract::Request) -> axum::extract::Request {
+    const WITH_SLASH: [&str; 2] = ["/v1/speech-to-text", "/v1/voice-clone"];
+    if WITH_SLASH.contains(&request.uri().path()) {
+        let query = request
+            .uri()
+            .query()
+            .map(|q| format!("?{q}"))
+            .unwrap_or_default();
+        if let Ok(uri) = format!("{}/{query}", request.uri().path()).parse() {
+            *request.uri_mut() = uri;
+        }
+    }
+    request
 }
 
 /// Middleware: every log line of a request carries its id, method and path.

@@ -23,6 +23,13 @@ pub enum ToDialogueActor {
         /// Where the answer goes.
         reply: RpcReplyPort<Result<DialogueTurn, TurnError>>,
     },
+    /// Check a turn's scenario and session before any costly work is done for it (recognition, say).
+    Check {
+        /// The turn (its text is not looked at).
+        request: TurnRequest,
+        /// Whether a turn with these would be taken.
+        reply: RpcReplyPort<Result<(), TurnError>>,
+    },
     /// Reload scenario files that changed.
     Reload,
 }
@@ -71,6 +78,9 @@ impl Actor for DialogueActor {
                 // File reads are blocking; the outcome is logged by the library.
                 let _ = tokio::task::spawn_blocking(move || library.reload_changed()).await;
             }
+            ToDialogueActor::Check { request, reply } => {
+                let _ = reply.send(resolve(state, &request).map(|_| ()));
+            }
             ToDialogueActor::Turn { request, reply } => {
                 let state = state.clone();
                 tokio::spawn(async move {
@@ -97,20 +107,44 @@ impl Actor for DialogueActor {
     }
 }
 
-async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTurn, TurnError> {
-    // An absent scenario means the session's own when one is continued, else the default.
-    let asked = match (&request.scenario, &request.session_id) {
-        (Some(scenario), _) => scenario.clone(),
-        (None, Some(id)) => state
-            .sessions
-            .scenario_of(&request.owner, id)
-            .ok_or_else(|| SessionError::NotFound(id.clone()))?,
-        (None, None) => crate::dialogue::library::DEFAULT_SCENARIO.to_string(),
+/// The scenario a turn is for, once its session (if any) is known to be the caller's and of that scenario. An
+/// absent scenario means the session's own when one is continued, else the default.
+fn resolve(
+    state: &DialogueArgs,
+    request: &TurnRequest,
+) -> Result<Arc<crate::dialogue::Scenario>, TurnError> {
+    let session_scenario = match &request.session_id {
+        Some(id) => Some(
+            state
+                .sessions
+                .scenario_of(&request.owner, id)
+                .ok_or_else(|| SessionError::NotFound(id.clone()))?,
+        ),
+        None => None,
     };
+    let asked = request
+        .scenario
+        .clone()
+        .or_else(|| session_scenario.clone())
+        .unwrap_or_else(|| crate::dialogue::library::DEFAULT_SCENARIO.to_string());
     let scenario = state
         .library
         .get(&asked)
         .ok_or_else(|| TurnError::UnknownScenario(asked.clone(), state.library.ids().join(", ")))?;
+    if let (Some(id), Some(own)) = (&request.session_id, session_scenario) {
+        if own != scenario.id {
+            return Err(SessionError::OtherScenario {
+                id: id.clone(),
+                scenario: own,
+            }
+            .into());
+        }
+    }
+    Ok(scenario)
+}
+
+async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTurn, TurnError> {
+    let scenario = resolve(state, &request)?;
     let (session_id, session) =
         state
             .sessions

@@ -81,6 +81,17 @@ impl DialogueHandle {
             .await?
     }
 
+    /// Whether a turn with this scenario and session would be taken (checked before costly work for it).
+    pub async fn check(&self, request: TurnRequest) -> Result<(), TurnError> {
+        self.slot
+            .call(
+                "dialogue",
+                |reply| ToDialogueActor::Check { request, reply },
+                Duration::from_secs(10),
+            )
+            .await?
+    }
+
     /// Whether the actor is running (readiness).
     pub fn is_up(&self) -> bool {
         self.slot.get().is_some()
