@@ -316,12 +316,13 @@ fn bad_requests_get_problem_details() {
         "banking",
     );
 
-    // Audio mode needs a recognizer, which this server does not have.
+    // A form without audio is the caller's mistake, whatever is installed: 422, not the 503 of the recognizer
+    // this server lacks (tests/hard_edges.rs covers the valid request that gets it).
     let audio = post_raw(
         &server.url("/v1/voice-agent/converse/audio"),
         Some(KEY_A),
         "multipart/form-data; boundary=x",
         b"--x--\r\n",
     );
-    problem(&audio, 503, "speech recognition");
+    problem(&audio, 422, "no `audio`");
 }

@@ -3,7 +3,6 @@
 use std::sync::{Arc, Mutex, RwLock};
 
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 
 use crate::storage::{key_id, key_queries, Database, StorageError};
 
@@ -14,17 +13,14 @@ pub struct Caller {
     pub key_id: String,
 }
 
-#[derive(Clone)]
-struct Entry {
-    hash: [u8; 32],
-    id: String,
-}
+/// Key ids by the SHA-256 of their key.
+type Entries = std::collections::HashMap<[u8; 32], String>;
 
 /// The accepted keys (hashes only), from configuration and the database.
 #[derive(Clone, Default)]
 pub struct KeyRing {
-    configured: Arc<Vec<Entry>>,
-    stored: Arc<RwLock<Vec<Entry>>>,
+    configured: Arc<Entries>,
+    stored: Arc<RwLock<Entries>>,
     /// The database's data version when the stored keys were last read.
     loaded_at: Arc<Mutex<Option<i64>>>,
 }
@@ -44,10 +40,7 @@ impl KeyRing {
             .iter()
             .map(|k| {
                 let hash = digest(k.trim());
-                Entry {
-                    hash,
-                    id: key_id(&hex(&hash)),
-                }
+                (hash, key_id(&hex(&hash)))
             })
             .collect();
         Self {
@@ -62,7 +55,7 @@ impl KeyRing {
         let (version, records) = db
             .run(|c| Ok((key_queries::data_version(c)?, key_queries::list(c)?)))
             .await?;
-        let entries: Vec<Entry> = records
+        let entries: Entries = records
             .into_iter()
             .filter(|r| r.revoked_at.is_none())
             .filter_map(|r| {
@@ -70,7 +63,7 @@ impl KeyRing {
                     .filter_map(|i| u8::from_str_radix(&r.hash[2 * i..2 * i + 2], 16).ok())
                     .collect();
                 let hash: [u8; 32] = bytes.try_into().ok()?;
-                Some(Entry { hash, id: r.id })
+                Some((hash, r.id))
             })
             .collect();
         let count = entries.len();
@@ -95,19 +88,15 @@ impl KeyRing {
         Ok(true)
     }
 
-    /// The caller a presented key belongs to. Every known hash is compared, in constant time each.
+    /// The caller a presented key belongs to, found by the key's SHA-256 (the digest is what is compared, so
+    /// the lookup reveals nothing about the key through its timing).
     pub fn authenticate(&self, presented: &str) -> Option<Caller> {
         let hash = digest(presented);
-        let stored = self.stored.read().map(|s| s.clone()).unwrap_or_default();
-        let mut found: Option<&str> = None;
-        for entry in self.configured.iter().chain(stored.iter()) {
-            if bool::from(entry.hash.ct_eq(&hash)) {
-                found = Some(&entry.id);
-            }
-        }
-        found.map(|id| Caller {
-            key_id: id.to_string(),
-        })
+        let id = match self.configured.get(&hash) {
+            Some(id) => id.clone(),
+            None => self.stored.read().ok()?.get(&hash)?.clone(),
+        };
+        Some(Caller { key_id: id })
     }
 
     /// Whether any key is configured or stored.

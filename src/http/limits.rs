@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
@@ -57,6 +57,15 @@ impl Category {
             Category::Default => "default",
         }
     }
+
+    /// Whose limit a 429 names.
+    fn scope(self) -> &'static str {
+        match self {
+            Category::Synthesis => "for synthesis",
+            Category::Status => "for status/polling",
+            Category::Default => "for default",
+        }
+    }
 }
 
 /// Whose limit a 429 names, for a request without a valid key.
@@ -81,14 +90,14 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
     }
 
     /// Count one request; the headers to send either way, and a 429 when over the limit.
-    fn check(&self, key: &K, limit_for: &str) -> (HeaderMap, Option<ApiError>) {
+    fn check(&self, key: &K, limit_for: &str) -> (Allowance, Option<ApiError>) {
         let interval = 60.0 / f64::from(self.per_minute);
         let now = unix_seconds();
         match self.limiter.check_key(key) {
             Ok(snapshot) => {
                 let remaining = snapshot.remaining_burst_capacity();
                 let reset = now + f64::from(self.per_minute - remaining) * interval;
-                (headers(self.per_minute, remaining, reset), None)
+                (Allowance(self.per_minute, remaining, reset), None)
             }
             Err(not_until) => {
                 let wait = not_until.wait_time_from(DefaultClock::default().now());
@@ -99,7 +108,7 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
                     self.per_minute
                 );
                 (
-                    headers(self.per_minute, 0, reset),
+                    Allowance(self.per_minute, 0, reset),
                     Some(ApiError::rate_limited(detail, retry_after)),
                 )
             }
@@ -113,13 +122,20 @@ fn unix_seconds() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-fn headers(limit: u32, remaining: u32, reset: f64) -> HeaderMap {
-    let mut h = HeaderMap::new();
-    h.insert("x-ratelimit-limit", HeaderValue::from(limit));
-    h.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
-    h.insert("x-ratelimit-reset", HeaderValue::from(reset.ceil() as u64));
-    h
+/// Limit, remaining and reset time: the rate-limit headers of a response.
+struct Allowance(u32, u32, f64);
+
+impl Allowance {
+    fn write(&self, headers: &mut HeaderMap) {
+        headers.insert(LIMIT, HeaderValue::from(self.0));
+        headers.insert(REMAINING, HeaderValue::from(self.1));
+        headers.insert(RESET, HeaderValue::from(self.2.ceil() as u64));
+    }
 }
+
+const LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
+const REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
+const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
 
 /// The limiters of a server.
 pub struct RateLimits {
@@ -164,11 +180,9 @@ pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next)
     let presented = request
         .headers()
         .get("xi-api-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let caller = presented
-        .as_deref()
-        .and_then(|k| guard.keys.authenticate(k));
+        .and_then(|v| v.to_str().ok());
+    let caller = presented.and_then(|k| guard.keys.authenticate(k));
+    let presented = presented.is_some();
     let Some(caller) = caller else {
         // Unauthenticated requests are limited per client address, so key guessing is slow.
         let ip = request
@@ -180,8 +194,8 @@ pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next)
             .unauthenticated
             .check(&ip, UNAUTHENTICATED_SCOPE);
         let error = limited.unwrap_or_else(|| match presented {
-            None => ApiError::unauthorized("missing API key: send it in the xi-api-key header"),
-            Some(_) => ApiError::unauthorized("invalid API key"),
+            false => ApiError::unauthorized("missing API key: send it in the xi-api-key header"),
+            true => ApiError::unauthorized("invalid API key"),
         });
         return with_headers(error.into_response(), headers);
     };
@@ -190,7 +204,7 @@ pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next)
         Category::Status => &guard.limits.status,
         Category::Default => &guard.limits.default,
     };
-    let (headers, limited) = bucket.check(&caller.key_id, &format!("for {}", category.name()));
+    let (headers, limited) = bucket.check(&caller.key_id, category.scope());
     if let Some(error) = limited {
         tracing::info!(key_id = %caller.key_id, category = category.name(), "rate limited");
         metrics::counter!(crate::telemetry::metrics::RATE_LIMITED, "category" => category.name())
@@ -201,8 +215,8 @@ pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next)
     with_headers(next.run(request).await, headers)
 }
 
-fn with_headers(mut response: Response, headers: HeaderMap) -> Response {
-    response.headers_mut().extend(headers);
+fn with_headers(mut response: Response, allowance: Allowance) -> Response {
+    allowance.write(response.headers_mut());
     response
 }
 

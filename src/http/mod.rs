@@ -6,6 +6,7 @@ pub mod auth;
 mod cloning;
 pub mod codes;
 mod download;
+pub mod edge;
 mod extract;
 mod health;
 pub mod limits;
@@ -23,14 +24,13 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use utoipa::OpenApi as _;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::actors::supervisor::Graph;
 use crate::config::Settings;
-use crate::telemetry::metrics::{self, Routes};
+use crate::telemetry::metrics::Routes;
 use crate::tts::catalog::VoiceRegistry;
 use auth::KeyRing;
 use limits::{Guard, RateLimits};
@@ -102,23 +102,18 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
     let state_timeout = state.settings.server.body_timeout_seconds;
     let (router, api) = open.nest("/v1", v1).split_for_parts();
     let api = openapi::finish(api);
-    let routes = Routes(Arc::new(api.paths.paths.keys().cloned().collect()));
+    let edge = edge::Edge {
+        base,
+        routes: Routes::new(api.paths.paths.keys().cloned()),
+    };
     let app = router
         .fallback(|| async { problem::ApiError::not_found("no such resource") })
         .with_state(state)
-        .layer(axum::middleware::from_fn_with_state(
-            base,
-            problem::render_problems,
-        ))
-        .layer(axum::middleware::from_fn_with_state(routes, metrics::track))
-        .layer(axum::middleware::from_fn(request_span))
         // A body that stops sending is abandoned (slow-loris uploads hold no handler for long).
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             std::time::Duration::from_secs(state_timeout),
         ))
-        // Every response carries X-Request-Id: the caller's own (when given) or a new UUID.
-        .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid));
+        .layer(axum::middleware::from_fn_with_state(edge, edge::edge));
     // Other spellings of documented paths reach them before routing.
     Router::new().fallback_service(
         tower::ServiceBuilder::new()
@@ -141,31 +136,4 @@ fn spelling(mut request: axum::extract::Request) -> axum::extract::Request {
         }
     }
     request
-}
-
-/// Middleware: every log line of a request carries its id, method and path.
-async fn request_span(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use tracing::Instrument as _;
-    let id = request
-        .headers()
-        .get(problem::REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    let span = tracing::info_span!("request", request_id = %id, method = %request.method(), path = %request.uri().path());
-    let started = std::time::Instant::now();
-    async move {
-        let response = next.run(request).await;
-        tracing::debug!(
-            status = response.status().as_u16(),
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            "request finished"
-        );
-        response
-    }
-    .instrument(span)
-    .await
 }

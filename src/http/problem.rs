@@ -2,9 +2,7 @@
 //! `type` = `{public_base_url}/errors/<code>`, `title`, `status` and `detail`.
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
-use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -128,19 +126,14 @@ pub const REQUEST_ID: &str = "x-request-id";
 #[derive(Clone)]
 pub struct ProblemBase(pub std::sync::Arc<str>);
 
-/// Middleware: give every error response a problem+json body — ours, and the router's own (404, 405, 413).
-pub async fn render_problems(
-    State(base): State<ProblemBase>,
-    request: Request,
-    next: Next,
+/// Give an error response a problem+json body — ours, and the router's own (404, 405, 413) — naming the
+/// request's path and id. Other responses pass unchanged.
+pub fn render(
+    mut response: Response,
+    base: &ProblemBase,
+    instance: &str,
+    request_id: Option<&str>,
 ) -> Response {
-    let instance = request.uri().path().to_string();
-    let request_id = request
-        .headers()
-        .get(REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    let mut response = next.run(request).await;
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error()) {
         return response;
@@ -171,8 +164,8 @@ pub async fn render_problems(
         title: codes::title(status),
         status: status.as_u16(),
         detail: &problem.detail,
-        instance: &instance,
-        request_id: request_id.as_deref(),
+        instance,
+        request_id,
     };
     let (mut parts, _) = response.into_parts();
     parts.headers.insert(

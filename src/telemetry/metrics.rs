@@ -4,11 +4,7 @@
 //! of single modules, the CLI) the calls cost next to nothing.
 
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
-use axum::extract::Request;
-use axum::middleware::Next;
-use axum::response::Response;
+use std::time::Duration;
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
@@ -107,47 +103,119 @@ pub fn render() -> String {
         .unwrap_or_default()
 }
 
-/// The route template a path belongs to (`/v1/tts/jobs/{job_id}`), or `unmatched`; keeps label values few.
-pub fn route_of(path: &str, templates: &[String]) -> String {
-    let segments: Vec<&str> = path.split('/').collect();
-    templates
-        .iter()
-        .find(|template| {
-            let parts: Vec<&str> = template.split('/').collect();
-            parts.len() == segments.len()
-                && parts.iter().zip(&segments).all(|(t, s)| {
-                    t == s || (t.starts_with('{') && t.ends_with('}') && !s.is_empty())
-                })
-        })
-        .cloned()
-        .unwrap_or_else(|| "unmatched".to_string())
+/// The route templates requests are counted under, split once, with the metric handles already made for each
+/// (route, method, status) seen: counting a request allocates nothing and looks nothing up by label.
+#[derive(Clone)]
+pub struct Routes(std::sync::Arc<RouteTable>);
+
+struct RouteTable {
+    templates: Vec<Template>,
+    handles: std::sync::RwLock<std::collections::HashMap<(usize, &'static str, u16), Handles>>,
 }
 
-/// The route templates requests are counted under.
-#[derive(Clone)]
-pub struct Routes(pub std::sync::Arc<Vec<String>>);
+struct Template {
+    name: String,
+    parts: Vec<String>,
+}
 
-/// Middleware: count every request by route, method and status, and time it.
-pub async fn track(
-    axum::extract::State(routes): axum::extract::State<Routes>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let started = Instant::now();
-    let route = route_of(request.uri().path(), &routes.0);
-    // Any method name can arrive before authentication; unknown ones share one label value.
-    let method = match request.method().as_str() {
-        m @ ("GET" | "POST" | "PUT" | "DELETE" | "HEAD" | "OPTIONS" | "PATCH") => m,
+#[derive(Clone)]
+struct Handles {
+    requests: metrics::Counter,
+    duration: metrics::Histogram,
+}
+
+/// The label value of paths outside every template.
+const UNMATCHED: &str = "unmatched";
+
+impl Routes {
+    /// The templates (`/v1/tts/jobs/{job_id}`, …).
+    pub fn new(templates: impl IntoIterator<Item = String>) -> Self {
+        let templates = templates
+            .into_iter()
+            .map(|name| Template {
+                parts: name.split('/').map(str::to_string).collect(),
+                name,
+            })
+            .collect();
+        Self(std::sync::Arc::new(RouteTable {
+            templates,
+            handles: Default::default(),
+        }))
+    }
+
+    /// The index of the template `path` belongs to; `templates.len()` for none.
+    pub fn index_of(&self, path: &str) -> usize {
+        let table = &self.0;
+        let count = path.split('/').count();
+        table
+            .templates
+            .iter()
+            .position(|template| {
+                template.parts.len() == count
+                    && template.parts.iter().zip(path.split('/')).all(|(t, s)| {
+                        t == s || (t.starts_with('{') && t.ends_with('}') && !s.is_empty())
+                    })
+            })
+            .unwrap_or(table.templates.len())
+    }
+
+    /// The template `path` belongs to, or `unmatched`; keeps label values few.
+    pub fn route_of(&self, path: &str) -> &str {
+        self.0
+            .templates
+            .get(self.index_of(path))
+            .map_or(UNMATCHED, |t| t.name.as_str())
+    }
+
+    fn handles(&self, route: usize, method: &'static str, status: u16) -> Handles {
+        let key = (route, method, status);
+        if let Some(handles) = self
+            .0
+            .handles
+            .read()
+            .ok()
+            .and_then(|h| h.get(&key).cloned())
+        {
+            return handles;
+        }
+        let name = self
+            .0
+            .templates
+            .get(route)
+            .map_or(UNMATCHED, |t| t.name.as_str())
+            .to_string();
+        let handles = Handles {
+            requests: metrics::counter!(HTTP_REQUESTS, "route" => name.clone(), "method" => method, "status" => status.to_string()),
+            duration: metrics::histogram!(HTTP_DURATION, "route" => name, "method" => method),
+        };
+        if let Ok(mut cache) = self.0.handles.write() {
+            cache.insert(key, handles.clone());
+        }
+        handles
+    }
+}
+
+/// The label value of a request method; unknown ones (any name can arrive before authentication) share one.
+pub fn method_label(method: &axum::http::Method) -> &'static str {
+    match method.as_str() {
+        "GET" => "GET",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "DELETE" => "DELETE",
+        "HEAD" => "HEAD",
+        "OPTIONS" => "OPTIONS",
+        "PATCH" => "PATCH",
         _ => "other",
     }
-    .to_string();
-    let response = next.run(request).await;
-    let status = response.status().as_u16().to_string();
-    metrics::counter!(HTTP_REQUESTS, "route" => route.clone(), "method" => method.clone(), "status" => status)
-        .increment(1);
-    metrics::histogram!(HTTP_DURATION, "route" => route, "method" => method)
-        .record(started.elapsed().as_secs_f64());
-    response
+}
+
+impl Routes {
+    /// Count one request by its route (from [`Routes::index_of`]), method and status, and record its duration.
+    pub fn record(&self, route: usize, method: &'static str, status: u16, seconds: f64) {
+        let handles = self.handles(route, method, status);
+        handles.requests.increment(1);
+        handles.duration.record(seconds);
+    }
 }
 
 #[cfg(test)]
@@ -156,23 +224,21 @@ mod tests {
 
     #[test]
     fn paths_map_to_their_templates() {
-        let templates: Vec<String> = [
-            "/v1/voices",
-            "/v1/voices/{voice_id}",
-            "/v1/tts/jobs/{job_id}/audio",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        assert_eq!(
-            route_of("/v1/voices/zuri", &templates),
-            "/v1/voices/{voice_id}"
+        let routes = Routes::new(
+            [
+                "/v1/voices",
+                "/v1/voices/{voice_id}",
+                "/v1/tts/jobs/{job_id}/audio",
+            ]
+            .map(String::from),
         );
+        assert_eq!(routes.route_of("/v1/voices/zuri"), "/v1/voices/{voice_id}");
         assert_eq!(
-            route_of("/v1/tts/jobs/abc/audio", &templates),
+            routes.route_of("/v1/tts/jobs/abc/audio"),
             "/v1/tts/jobs/{job_id}/audio"
         );
-        assert_eq!(route_of("/v1/voices/", &templates), "unmatched");
-        assert_eq!(route_of("/etc/passwd", &templates), "unmatched");
+        assert_eq!(routes.route_of("/v1/voices"), "/v1/voices");
+        assert_eq!(routes.route_of("/v1/voices/"), "unmatched");
+        assert_eq!(routes.route_of("/etc/passwd"), "unmatched");
     }
 }

@@ -1,0 +1,260 @@
+//! What the service's HTTP layers cost. Two measurements, same run:
+//!
+//! 1. From outside: `GET /v1/voices` with a valid key against the release server, and against a bare axum
+//!    handler serving the same JSON bytes (started here, one runtime thread like the server's on 2 cores), with
+//!    `wrk` (1 and 2 threads), alternating rounds; the server's requests per second as a share of the bare one's.
+//! 2. Where the time goes: in process, a handler answering the same bytes with each layer added in turn
+//!    (authentication and rate limits, the body timeout, the edge: request id, tracing span, metrics and
+//!    problem rendering), microseconds per request through `tower::ServiceExt::oneshot`.
+//!
+//! Run: `apt-get install -y wrk && cargo bench --bench layers`.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{header, Request};
+use axum::response::IntoResponse;
+use axum::Router;
+use tower::ServiceExt;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const KEY: &str = "bench-key-0123456789";
+const ROUNDS: usize = 3;
+const WINDOW: &str = "5s";
+
+fn wrk_rps(threads: usize, url: &str) -> f64 {
+    let connections = (threads * 4).to_string();
+    let output = Command::new("wrk")
+        .args([
+            &format!("-t{threads}"),
+            &format!("-c{connections}"),
+            &format!("-d{WINDOW}"),
+            "-H",
+            &format!("xi-api-key: {KEY}"),
+            url,
+        ])
+        .output()
+        .expect("wrk runs (apt-get install wrk)");
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.lines()
+        .find_map(|l| l.strip_prefix("Requests/sec:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("wrk printed no rate:\n{text}"))
+}
+
+fn start_server(data: &std::path::Path) -> (std::process::Child, String) {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .arg("serve")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
+        .env("SAUTI__STORAGE__DATA_DIR", data)
+        .env("SAUTI__AUTH__API_KEYS", KEY)
+        .env("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000000000")
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("release server starts");
+    let mut lines = BufReader::new(server.stdout.take().expect("stdout")).lines();
+    let base = loop {
+        let line = lines
+            .next()
+            .and_then(Result::ok)
+            .expect("server prints its address");
+        if let Some(base) = line.strip_prefix("sauti listening on ") {
+            break base.to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (server, base)
+}
+
+/// The bare comparison: one axum route answering `body` as JSON, on a one-thread runtime of its own.
+fn start_bare(body: Arc<Vec<u8>>) -> String {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind");
+            sender
+                .send(listener.local_addr().expect("address"))
+                .expect("send");
+            let app = Router::new().route(
+                "/v1/voices",
+                axum::routing::get(move || {
+                    let body = Arc::clone(&body);
+                    async move { ([(header::CONTENT_TYPE, "application/json")], body.to_vec()) }
+                }),
+            );
+            axum::serve(listener, app).await.expect("serve");
+        });
+    });
+    format!("http://{}", receiver.recv().expect("bare server address"))
+}
+
+fn outside(body: Arc<Vec<u8>>, base: &str) {
+    let bare = start_bare(body);
+    println!("## From outside: GET /v1/voices, wrk, {ROUNDS} alternating rounds of {WINDOW}\n");
+    println!("| wrk threads | bare axum (req/s) | sauti (req/s) | sauti / bare |");
+    println!("|---|---|---|---|");
+    for threads in [1, 2] {
+        let (mut bare_runs, mut sauti_runs) = (Vec::new(), Vec::new());
+        for _ in 0..ROUNDS {
+            bare_runs.push(wrk_rps(threads, &format!("{bare}/v1/voices")));
+            sauti_runs.push(wrk_rps(threads, &format!("{base}/v1/voices")));
+        }
+        let median = |runs: &mut Vec<f64>| {
+            runs.sort_by(f64::total_cmp);
+            runs[runs.len() / 2]
+        };
+        let (b, s) = (median(&mut bare_runs), median(&mut sauti_runs));
+        println!("| {threads} | {b:.0} | {s:.0} | {:.2}× |", s / b);
+    }
+}
+
+/// Microseconds per request through `app`, median of 5 batches.
+fn per_request(runtime: &tokio::runtime::Runtime, app: &Router) -> f64 {
+    const BATCH: usize = 20_000;
+    let request = || {
+        let mut request = Request::get("/v1/voices")
+            .header("xi-api-key", KEY)
+            .body(Body::empty())
+            .expect("request");
+        request
+            .extensions_mut()
+            .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
+        request
+    };
+    let mut batches: Vec<f64> = (0..6)
+        .map(|_| {
+            let started = Instant::now();
+            runtime.block_on(async {
+                for _ in 0..BATCH {
+                    let response = app.clone().oneshot(request()).await.expect("response");
+                    let _ = axum::body::to_bytes(response.into_body(), usize::MAX).await;
+                }
+            });
+            started.elapsed().as_secs_f64() * 1e6 / BATCH as f64
+        })
+        .skip(1)
+        .collect();
+    batches.sort_by(f64::total_cmp);
+    batches[batches.len() / 2]
+}
+
+fn inside(body: Arc<Vec<u8>>) {
+    use sauti::http::auth::KeyRing;
+    use sauti::http::limits::{guard, Guard, RateLimits};
+    use sauti::http::problem::ProblemBase;
+    use sauti::telemetry::metrics::Routes;
+
+    sauti::telemetry::metrics::install();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let handler = {
+        let body = Arc::clone(&body);
+        move || {
+            let body = Arc::clone(&body);
+            async move { ([(header::CONTENT_TYPE, "application/json")], body.to_vec()).into_response() }
+        }
+    };
+    let bare = Router::new().route("/v1/voices", axum::routing::get(handler));
+    let settings = sauti::config::LimitSettings {
+        default_per_minute: 1_000_000_000,
+        ..Default::default()
+    };
+    let keys = KeyRing::new(&[KEY.to_string()]);
+    let routes = Routes::new(sauti::http::openapi_document().paths.paths.keys().cloned());
+    let edge = sauti::http::edge::Edge {
+        base: ProblemBase(Arc::from("http://127.0.0.1:8080")),
+        routes,
+    };
+    let layered: [(&str, AddLayer); 4] = [
+        ("handler alone", Box::new(|r| r)),
+        (
+            "+ authentication and rate limits",
+            Box::new(move |r: Router| {
+                r.layer(axum::middleware::from_fn_with_state(
+                    Guard {
+                        keys: keys.clone(),
+                        limits: Arc::new(RateLimits::new(&settings)),
+                    },
+                    guard,
+                ))
+            }),
+        ),
+        (
+            "+ body timeout",
+            Box::new(|r: Router| {
+                r.layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+                    Duration::from_secs(30),
+                ))
+            }),
+        ),
+        (
+            "+ edge: request id, tracing span, metrics, problem rendering",
+            Box::new(move |r: Router| {
+                r.layer(axum::middleware::from_fn_with_state(
+                    edge.clone(),
+                    sauti::http::edge::edge,
+                ))
+            }),
+        ),
+    ];
+    println!("\n## Where the time goes: in process, one layer added at a time (µs per request)\n");
+    println!("| stack | µs per request | this layer |");
+    println!("|---|---|---|");
+    let mut app = bare;
+    let mut previous = None;
+    for (name, add) in layered.iter() {
+        app = add(app);
+        let cost = per_request(&runtime, &app);
+        let step = previous.map_or(String::from("—"), |p: f64| format!("{:+.2}", cost - p));
+        println!("| {name} | {cost:.2} | {step} |");
+        previous = Some(cost);
+    }
+}
+
+/// One step of the in-process stack: a name and how it wraps the router.
+type AddLayer = Box<dyn Fn(Router) -> Router>;
+
+fn main() {
+    sauti::telemetry::init(&sauti::config::LogSettings::default());
+    let data = tempfile::tempdir().expect("temp dir");
+    let (mut server, base) = start_server(data.path());
+    let body = reqwest_body(&base);
+    println!("2-core VM; wrk, the server and the bare handler share the machine; sauti at log level info\n");
+    // `cargo bench --bench layers -- inside` skips the wrk rounds.
+    if !std::env::args().any(|a| a == "inside") {
+        outside(Arc::clone(&body), &base);
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    inside(body);
+}
+
+/// The JSON the server answers `GET /v1/voices` with.
+fn reqwest_body(base: &str) -> Arc<Vec<u8>> {
+    let response = ureq::get(&format!("{base}/v1/voices"))
+        .set("xi-api-key", KEY)
+        .call()
+        .expect("voices");
+    let mut body = Vec::new();
+    std::io::Read::read_to_end(&mut response.into_reader(), &mut body).expect("body");
+    Arc::new(body)
+}
