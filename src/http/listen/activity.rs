@@ -115,12 +115,14 @@ impl Watched {
                     blocked.store(self.activity.now() + 1, Ordering::Relaxed);
                 }
             }
-            Poll::Ready(outcome) => {
+            // Only bytes taken end a wait: a flush answers at once even while the socket's buffer is full,
+            // and must not restart the write clock each time the connection is polled.
+            Poll::Ready(Ok(done)) if bytes(done) > 0 => {
                 blocked.store(0, Ordering::Relaxed);
-                if outcome.as_ref().is_ok_and(|done| bytes(done) > 0) {
-                    self.activity.progressed();
-                }
+                self.activity.progressed();
             }
+            Poll::Ready(Ok(_)) => {}
+            Poll::Ready(Err(_)) => blocked.store(0, Ordering::Relaxed),
         }
         result
     }

@@ -53,8 +53,19 @@ fn spoken_date(day: u32, month: usize, year: Option<u64>) -> Option<String> {
 pub(super) fn dates(s: &str) -> String {
     let keep = |c: &Captures, spoken: Option<String>| spoken.unwrap_or_else(|| c[0].to_string());
     let num = |text: &str| text.parse::<u64>().ok();
-    let s = re!(r"\b(?:[Tt]arehe\s+)?([0-9]{1,2})[/.]([0-9]{1,2})[/.]([0-9]{4})\b").replace_all(
+    // "12/3/25" (two-digit years, as phone messages write them) is in this century.
+    let s = re!(r"\b(?:[Tt]arehe\s+)?([0-9]{1,2})/([0-9]{1,2})/([0-9]{2})\b").replace_all(
         s,
+        |c: &Captures| {
+            let year = num(&c[3]).map(|y| 2000 + y);
+            keep(
+                c,
+                spoken_date(c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0), year),
+            )
+        },
+    );
+    let s = re!(r"\b(?:[Tt]arehe\s+)?([0-9]{1,2})[/.]([0-9]{1,2})[/.]([0-9]{4})\b").replace_all(
+        &s,
         |c: &Captures| {
             keep(
                 c,
@@ -121,14 +132,11 @@ pub(super) fn swahili_time(hour: u32, minute: u32) -> String {
         0 => 12,
         h => h,
     };
-    let period = match hour {
-        4..=5 => "alfajiri",
-        6..=11 => "asubuhi",
-        12..=15 => "mchana",
-        16..=18 => "jioni",
-        _ => "usiku",
-    };
-    format!("saa {}{phrase} {period}", cardinal(u64::from(swahili_hour)))
+    format!(
+        "saa {}{phrase} {}",
+        cardinal(u64::from(swahili_hour)),
+        period(hour)
+    )
 }
 
 /// Hour on the 24-hour clock from a written hour and an optional am/pm marker.
@@ -140,7 +148,45 @@ fn hour_24(hour: u32, meridiem: Option<&str>) -> Option<u32> {
     }
 }
 
-/// 07:00, 7:30pm, 7am, 7 a.m., 19h, 19h30; a preceding "saa" is absorbed.
+/// The part of the day a 24-hour clock hour falls in.
+fn period(hour: u32) -> &'static str {
+    match hour {
+        4..=5 => "alfajiri",
+        6..=11 => "asubuhi",
+        12..=15 => "mchana",
+        16..=18 => "jioni",
+        _ => "usiku",
+    }
+}
+
+/// A written hour followed by a written part of the day ("10:05 asubuhi", "saa 1:30 usiku"), on the 24-hour
+/// clock. After "saa", an hour that is already Swahili time for that part of the day stays Swahili time (saa
+/// 1:00 usiku is seven in the evening); otherwise the hour is on the 12-hour clock of that part of the day.
+fn hour_with_part(hour: u32, part: &str, after_saa: bool) -> Option<u32> {
+    if hour > 12 {
+        return (hour < 24).then_some(hour);
+    }
+    let part = part.to_lowercase();
+    if after_saa {
+        let from_dawn = (hour % 12 + 6) % 24;
+        for candidate in [from_dawn, from_dawn + 12] {
+            if period(candidate % 24) == part {
+                return Some(candidate % 24);
+            }
+        }
+    }
+    Some(match part.as_str() {
+        "alfajiri" | "asubuhi" => hour % 12,
+        "mchana" if hour == 12 || hour < 6 => hour % 12 + 12,
+        "mchana" => hour,
+        "jioni" => hour % 12 + 12,
+        _ if (6..12).contains(&hour) => hour + 12,
+        _ => hour % 12,
+    })
+}
+
+/// 07:00, 7:30pm, 7am, 7 a.m., 19h, 19h30; a preceding "saa" is absorbed, and a following part of the day
+/// ("10:05 asubuhi") is said once.
 pub(super) fn clock_times(s: &str) -> String {
     let render = |c: &Captures, hour: &str, minute: Option<&str>, meridiem: Option<&str>| {
         let minute: u32 = minute.and_then(|m| m.parse().ok()).unwrap_or(0);
@@ -154,11 +200,70 @@ pub(super) fn clock_times(s: &str) -> String {
             let meridiem = c.get(3).or(c.get(4)).map(|m| m.as_str());
             render(c, &c[1], c.get(2).map(|m| m.as_str()), meridiem)
         });
-    let s = re!(r"(?i)\b(?:saa\s+)?([0-9]{1,2}):([0-9]{2})\b")
-        .replace_all(&s, |c: &Captures| render(c, &c[1], Some(&c[2]), None));
+    let s = re!(
+        r"(?i)\b(saa\s+)?([0-9]{1,2}):([0-9]{2})\b(?:\s+(alfajiri|asubuhi|mchana|jioni|usiku)\b)?"
+    )
+    .replace_all(&s, |c: &Captures| {
+        let Some(part) = c.get(4) else {
+            return render(c, &c[2], Some(&c[3]), None);
+        };
+        let minute: u32 = c[3].parse().unwrap_or(60);
+        match c[2]
+            .parse()
+            .ok()
+            .and_then(|h| hour_with_part(h, part.as_str(), c.get(1).is_some()))
+        {
+            Some(h) if minute < 60 => {
+                let spoken = swahili_time(h, minute);
+                let without = spoken.rsplit_once(' ').map_or(spoken.as_str(), |(t, _)| t);
+                format!("{without} {}", part.as_str())
+            }
+            _ => c[0].to_string(),
+        }
+    });
     re!(r"(?i)\b(?:saa\s+)?([0-9]{1,2})h([0-9]{2})?\b")
         .replace_all(&s, |c: &Captures| {
             render(c, &c[1], c.get(2).map(|m| m.as_str()), None)
+        })
+        .into_owned()
+}
+
+const DAYS: &str = "Jumatatu|Jumanne|Jumatano|Alhamisi|Ijumaa|Jumamosi|Jumapili";
+
+/// "Jumatatu-Ijumaa" → "Jumatatu hadi Ijumaa"; "Jan-Mar" → "Januari hadi Machi".
+pub(super) fn day_and_month_ranges(s: &str) -> String {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let name = format!(r"(?i:{DAYS})|{MONTH_PATTERN}");
+    let pattern = format!(r"\b({name})\s?-\s?({name})(?:\b|$)");
+    regex_cached(&RE, &pattern)
+        .replace_all(s, |c: &Captures| {
+            let say = |w: &str| match month_number(w) {
+                Some(m) => MONTHS[m - 1].to_string(),
+                None => w.to_string(),
+            };
+            format!("{} hadi {}", say(&c[1]), say(&c[2]))
+        })
+        .into_owned()
+}
+
+/// "tarehe 12-14 Juni 2025" → "tarehe kumi na mbili hadi kumi na nne Juni, mwaka elfu mbili na ishirini na tano".
+pub(super) fn date_ranges(s: &str) -> String {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let pattern = format!(
+        r"\b(?:[Tt]arehe\s+)?([0-9]{{1,2}})\s?(?:-|hadi)\s?([0-9]{{1,2}})\s+({MONTH_PATTERN})(?:,?\s+([0-9]{{4}}))?\b"
+    );
+    regex_cached(&RE, &pattern)
+        .replace_all(s, |c: &Captures| {
+            let (from, to): (u32, u32) = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
+            let month = month_number(&c[3]).unwrap_or(0);
+            let year = c.get(4).and_then(|y| y.as_str().parse().ok());
+            match spoken_date(to, month, year) {
+                Some(end) if (1..=31).contains(&from) && from < to => {
+                    let end = end.trim_start_matches("tarehe ");
+                    format!("tarehe {} hadi {end}", cardinal(u64::from(from)))
+                }
+                _ => c[0].to_string(),
+            }
         })
         .into_owned()
 }

@@ -7,8 +7,12 @@
 //! rule matches again.
 
 mod calendar;
+mod classify;
+mod letters;
+pub mod nouns;
 pub mod numbers;
 mod quantities;
+mod ranges;
 mod rules;
 mod sentences;
 

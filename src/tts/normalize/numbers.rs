@@ -104,11 +104,16 @@ pub fn digit_groups(groups: &[&str]) -> String {
         .join(", ")
 }
 
-/// Split a digit string into groups for reading: phone-like 10 digits as 4-3-3, multiples of four in fours
-/// (cards), otherwise threes with any remainder first.
+/// Split a digit string into groups for reading: up to four digits in one group (a PIN, a card's last four),
+/// 7 as 3-4, phone-like 10 digits as 4-3-3, multiples of four in fours (cards), otherwise threes with any
+/// remainder first.
 pub fn natural_groups(s: &str) -> Vec<&str> {
     let n = s.len();
-    let sizes: Vec<usize> = if n == 10 {
+    let sizes: Vec<usize> = if n <= 4 {
+        vec![n]
+    } else if n == 7 {
+        vec![3, 4]
+    } else if n == 10 {
         vec![4, 3, 3]
     } else if n.is_multiple_of(4) && n >= 8 {
         vec![4; n / 4]

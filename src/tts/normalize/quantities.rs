@@ -17,14 +17,23 @@ fn currency_word(code: &str) -> &'static str {
     }
 }
 
-/// An amount with an optional "k"/"m"/"bn" multiplier: "1.5m" → "milioni moja nukta tano".
+/// A multiplier after a number: a letter ("5k", "1.5m", "2bn") or a scale word ("1.2 bilioni", "3 million").
+const MULTIPLIER: &str = r"(?:\s?(?:k|m|bn|K|M|BN)|\s(?i:elfu|milioni|bilioni|trilioni|thousand|million|billion|trillion))\b";
+
+/// The scale word of a multiplier.
+fn scale_word(multiplier: &str) -> Option<&'static str> {
+    Some(match multiplier.trim().to_lowercase().as_str() {
+        "k" | "elfu" | "thousand" => "elfu",
+        "m" | "milioni" | "million" => "milioni",
+        "bn" | "b" | "bilioni" | "billion" => "bilioni",
+        "trilioni" | "trillion" => "trilioni",
+        _ => return None,
+    })
+}
+
+/// An amount with an optional multiplier: "1.5m" → "milioni moja nukta tano".
 fn amount_words(number: &str, multiplier: Option<&str>, minor_unit: bool) -> String {
-    let scale = match multiplier.map(str::to_ascii_lowercase).as_deref() {
-        Some("k") => Some("elfu"),
-        Some("m") => Some("milioni"),
-        Some("bn") | Some("b") => Some("bilioni"),
-        _ => None,
-    };
+    let scale = multiplier.and_then(scale_word);
     let (integer, fraction) = split_decimal(number);
     match (scale, minor_unit && fraction.len() == 2) {
         (Some(scale), _) => format!("{scale} {}", decimal(integer, fraction)),
@@ -45,9 +54,16 @@ pub(super) fn money(s: &str) -> String {
     static PREFIX: OnceLock<Regex> = OnceLock::new();
     static SUFFIX: OnceLock<Regex> = OnceLock::new();
     let prefix = format!(
-        r"(?:^|\b|\B)({CURRENCY})\s?({NUM})(?:\s?(k|m|bn|K|M|BN)\b)?(?:\s?-\s?({NUM})(?:\s?(k|m|bn|K|M|BN)\b)?)?"
+        r"(?:^|\b|\B)({CURRENCY})\s?({NUM})({MULTIPLIER})?(?:\s?-\s?({NUM})({MULTIPLIER})?)?"
     );
-    let s = regex_cached(&PREFIX, &prefix).replace_all(s, |c: &Captures| {
+    // "TSh bilioni 1.2": the scale word already comes first.
+    let s = re!(
+        r"\b(TSh|Tsh|TZS|KSh|Ksh|KES|USh|UGX|Sh\.?|USD|\$)\s?(elfu|milioni|bilioni|trilioni)\s"
+    )
+    .replace_all(s, |c: &Captures| {
+        format!("{} {} ", currency_word(&c[1]), &c[2])
+    });
+    let s = regex_cached(&PREFIX, &prefix).replace_all(&s, |c: &Captures| {
         let word = currency_word(&c[1]);
         let first = amount_words(&c[2], c.get(3).map(|m| m.as_str()), true);
         match c.get(4) {
@@ -69,6 +85,19 @@ pub(super) fn money(s: &str) -> String {
                 _ => "shilingi",
             };
             format!("{word} {}", amount_words(&c[1], None, true))
+        })
+        .into_owned()
+}
+
+/// "2k" → "elfu mbili", "1.2 bilioni" → "bilioni moja nukta mbili": the scale word goes first.
+pub(super) fn scales(s: &str) -> String {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let pattern = format!(
+        r"(^|[^\p{{L}}0-9.,])({NUM})(\s?(?:k|K|bn|BN)|\s(?i:milioni|bilioni|trilioni|million|billion|trillion))\b"
+    );
+    regex_cached(&RE, &pattern)
+        .replace_all(s, |c: &Captures| {
+            format!("{}{}", &c[1], amount_words(&c[2], Some(&c[3]), false))
         })
         .into_owned()
 }
@@ -104,26 +133,52 @@ pub(super) fn temperatures(s: &str) -> String {
         .into_owned()
 }
 
-/// Units written after a number go before it, as Swahili says them: "5 km" → "kilomita 5",
-/// "5-10 kg" → "kilo 5-10" (the numbers are read by later rules).
+/// Units: (as written, as said before the number, as said after it).
+const UNITS: &[(&str, &str, &str)] = &[
+    ("km/h", "kilomita", " kwa saa"),
+    ("mmol/L", "milimoli", " kwa lita"),
+    ("mmol/l", "milimoli", " kwa lita"),
+    ("Mbps", "megabiti", " kwa sekunde"),
+    ("kWh", "kilowati saa", ""),
+    ("km", "kilomita", ""),
+    ("kg", "kilo", ""),
+    ("cm", "sentimita", ""),
+    ("mm", "milimita", ""),
+    ("ml", "mililita", ""),
+    ("mg", "miligramu", ""),
+    ("GB", "gigabaiti", ""),
+    ("MB", "megabaiti", ""),
+    ("KB", "kilobaiti", ""),
+    ("TB", "terabaiti", ""),
+    ("m", "mita", ""),
+    ("g", "gramu", ""),
+    ("l", "lita", ""),
+    ("L", "lita", ""),
+];
+
+/// Units written after a number go before it, as Swahili says them: "5 km" → "kilomita 5", "50 km/h" →
+/// "kilomita 50 kwa saa", "5-10 kg" → "kilo 5-10" (the numbers are read by later rules); "km 45" is already in
+/// that order.
 pub(super) fn units(s: &str) -> String {
     static RE: OnceLock<Regex> = OnceLock::new();
-    regex_cached(
-        &RE,
-        &format!(r"\b({NUM}(?:\s?-\s?{NUM})?)\s?(km/h|km|kg|cm|mm|ml|mg|kWh)\b"),
-    )
-    .replace_all(s, |c: &Captures| {
-        let unit = match &c[2] {
-            "km" => "kilomita",
-            "kg" => "kilo",
-            "cm" => "sentimita",
-            "mm" => "milimita",
-            "ml" => "mililita",
-            "mg" => "miligramu",
-            "kWh" => "kilowati saa",
-            _ => "kilomita kwa saa",
-        };
-        format!("{unit} {}", &c[1])
-    })
-    .into_owned()
+    static BEFORE: OnceLock<Regex> = OnceLock::new();
+    let names: Vec<String> = UNITS.iter().map(|(u, _, _)| regex::escape(u)).collect();
+    let pattern = format!(
+        r"\b({NUM}(?:\s?-\s?{NUM})?)\s?({})(?:\b|$)",
+        names.join("|")
+    );
+    let s = regex_cached(&RE, &pattern).replace_all(s, |c: &Captures| {
+        let (_, before, after) = UNITS
+            .iter()
+            .find(|(u, _, _)| *u == &c[2])
+            .copied()
+            .unwrap_or(("", "", ""));
+        format!("{before} {}{after}", &c[1])
+    });
+    regex_cached(&BEFORE, &format!(r"\b(km|kg)\s({NUM})\b"))
+        .replace_all(&s, |c: &Captures| {
+            let unit = if &c[1] == "km" { "kilomita" } else { "kilo" };
+            format!("{unit} {}", &c[2])
+        })
+        .into_owned()
 }

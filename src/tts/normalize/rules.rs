@@ -4,8 +4,9 @@ use std::sync::OnceLock;
 
 use regex::{Captures, Regex};
 
+use super::nouns::cardinal_after;
 use super::numbers::{cardinal, decimal, digit_groups, natural_groups, ordinal, parse_grouped};
-use super::{calendar, quantities};
+use super::{calendar, classify, letters, quantities, ranges};
 use crate::tts::lexicon::Lexicon;
 
 /// A number as written: comma or dot thousands groups or plain digits, with an optional decimal part.
@@ -31,23 +32,31 @@ pub(super) fn split_decimal(number: &str) -> (u64, &str) {
 
 /// The rules after lexicon lookup, in order.
 pub(super) const RULES: &[fn(&str) -> String] = &[
+    classify::ussd_codes,
+    classify::codes,
     telephones,
     card_numbers,
     space_grouped_numbers,
+    classify::named_digit_strings,
+    calendar::day_and_month_ranges,
+    calendar::date_ranges,
     calendar::dates,
     calendar::clock_times,
+    ranges::time_ranges,
+    ranges::scores,
     quantities::money,
+    quantities::scales,
     quantities::percentages,
     quantities::temperatures,
     quantities::units,
     fractions,
-    ranges,
+    ranges::ranges,
     ordinals,
     long_digit_strings,
     numbers,
     abbreviations,
     symbols,
-    acronyms,
+    letters::acronyms,
 ];
 
 /// Replace words the lexicon knows (whole words, hyphenated brands included).
@@ -129,31 +138,47 @@ fn fractions(s: &str) -> String {
         .into_owned()
 }
 
-/// "10-15" → "kumi hadi kumi na tano".
-fn ranges(s: &str) -> String {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    regex_cached(&RE, &format!(r"(^|[\s(])({NUM})\s?-\s?({NUM})\b"))
-        .replace_all(s, |c: &Captures| {
-            let (a, f) = split_decimal(&c[2]);
-            let (b, g) = split_decimal(&c[3]);
-            format!("{}{} hadi {}", &c[1], decimal(a, f), decimal(b, g))
-        })
-        .into_owned()
-}
+/// Nouns of measure: after them a concord introduces an amount, not a rank ("kiwango cha 5" is five).
+const MEASURES: &[&str] = &[
+    "kiwango", "ukubwa", "urefu", "uzito", "kiasi", "bei", "thamani", "joto", "kasi", "umri",
+    "alama", "wastani", "jumla", "kimo", "upana", "kina", "idadi",
+];
 
-/// "wa 1" → "wa kwanza", "ya 3" → "ya tatu", "2nd" → "wa pili".
+/// "wa 1" → "wa kwanza", "ya 3" → "ya tatu", "2nd" → "wa pili"; a decimal after a concord ("wa 5.8") and a whole
+/// number after a noun of measure ("kiasi cha 1") are amounts.
 fn ordinals(s: &str) -> String {
     let s = re!(
-        r"\b(wa|ya|la|cha|vya|za|pa|mwa|Wa|Ya|La|Cha|Vya|Za)\s+([0-9]{1,6})\b(?:\s*(?:st|nd|rd|th)\b)?"
+        r"\b(wa|ya|la|cha|vya|za|pa|mwa|Wa|Ya|La|Cha|Vya|Za)\s+([0-9]{1,6})(\.[0-9]+)?\b(?:\s*(?:st|nd|rd|th)\b)?"
     )
     .replace_all(s, |c: &Captures| {
-        format!("{} {}", &c[1], ordinal(c[2].parse().unwrap_or(0)))
+        let n = c[2].parse().unwrap_or(0);
+        let before = word_before(&s[..c.get(0).map_or(0, |m| m.start())]).to_lowercase();
+        let reading = match c.get(3) {
+            Some(fraction) => decimal(n, &fraction.as_str()[1..]),
+            None if MEASURES.contains(&before.as_str()) => cardinal(n),
+            None => ordinal(n),
+        };
+        format!("{} {reading}", &c[1])
     });
     re!(r"\b([0-9]{1,6})(?:st|nd|rd|th)\b")
         .replace_all(&s, |c: &Captures| {
             format!("wa {}", ordinal(c[1].parse().unwrap_or(0)))
         })
         .into_owned()
+}
+
+/// The word just before a position (letters and apostrophes only), or "" when there is none.
+pub(super) fn word_before(before: &str) -> &str {
+    let trimmed = before.trim_end();
+    if trimmed.len() == before.len() && !before.is_empty() {
+        return "";
+    }
+    let start = trimmed
+        .rfind(|c: char| !(c.is_alphabetic() || c == '\''))
+        .map_or(0, |i| {
+            i + trimmed[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    &trimmed[start..]
 }
 
 /// Account numbers and codes: digit strings with a leading zero or of ten or more digits, read in groups.
@@ -179,6 +204,10 @@ fn numbers(s: &str) -> String {
                     &c[1],
                     digit_groups(&natural_groups(&digits_only))
                 );
+            }
+            if sign.is_empty() && fraction.is_empty() {
+                let noun = word_before(&s[..c.get(2).map_or(0, |m| m.start())]);
+                return format!("{}{}", &c[1], cardinal_after(noun, integer));
             }
             format!("{}{sign}{}", &c[1], decimal(integer, fraction))
         })
@@ -240,22 +269,4 @@ fn symbols(s: &str) -> String {
             format!(" {word} ")
         })
         .into_owned()
-}
-
-/// Acronyms in capitals are spelled with the letter names Swahili speakers use.
-fn acronyms(s: &str) -> String {
-    re!(r"\b[A-Z]{2,6}\b")
-        .replace_all(s, |c: &Captures| {
-            c[0].chars().map(letter_name).collect::<Vec<_>>().join(" ")
-        })
-        .into_owned()
-}
-
-fn letter_name(c: char) -> &'static str {
-    const NAMES: [&str; 26] = [
-        "ei", "bi", "si", "di", "i", "ef", "ji", "eichi", "ai", "jei", "kei", "el", "em", "en",
-        "ou", "pi", "kyu", "ar", "es", "ti", "yu", "vi", "dabuliu", "eksi", "wai", "zedi",
-    ];
-    let index = (c as u8).wrapping_sub(b'A') as usize;
-    NAMES.get(index).copied().unwrap_or("")
 }
