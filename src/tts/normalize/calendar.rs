@@ -104,16 +104,26 @@ pub(super) fn dates(s: &str) -> String {
         )
     });
     let month_first = format!(r"\b({MONTH_PATTERN})\s+([0-9]{{1,2}}),?\s+([0-9]{{4}})\b");
-    regex_cached(&MONTH_FIRST, &month_first)
+    let s = regex_cached(&MONTH_FIRST, &month_first).replace_all(&s, |c: &Captures| {
+        let month = month_number(&c[1]).unwrap_or(0);
+        keep(c, spoken_date(c[2].parse().unwrap_or(0), month, num(&c[3])))
+    });
+    // "Juni 12" without a year, when the month is capitalised (a name, not a word that looks like one).
+    let month_day = format!(r"\b({MONTH_PATTERN})\s+([0-9]{{1,2}})([^0-9:.,/-]|[.,]\D|[.,]?$)");
+    regex_cached(&MONTH_DAY, &month_day)
         .replace_all(&s, |c: &Captures| {
-            let month = month_number(&c[1]).unwrap_or(0);
-            keep(c, spoken_date(c[2].parse().unwrap_or(0), month, num(&c[3])))
+            let month = month_number(&c[1]).filter(|_| c[1].starts_with(char::is_uppercase));
+            match month.and_then(|m| spoken_date(c[2].parse().unwrap_or(0), m, None)) {
+                Some(date) => format!("{date}{}", &c[3]),
+                None => c[0].to_string(),
+            }
         })
         .into_owned()
 }
 
 static DAY_FIRST: OnceLock<Regex> = OnceLock::new();
 static MONTH_FIRST: OnceLock<Regex> = OnceLock::new();
+static MONTH_DAY: OnceLock<Regex> = OnceLock::new();
 
 /// Clock time in the Swahili system, which counts hours from dawn (07:00 is "saa moja").
 pub(super) fn swahili_time(hour: u32, minute: u32) -> String {
@@ -159,30 +169,40 @@ fn period(hour: u32) -> &'static str {
     }
 }
 
+/// Whether a 24-hour clock hour can be called by a written part of the day. Strictly, the morning starts at six
+/// (before that is alfajiri); loosely, five in the morning is asubuhi too.
+fn fits(hour: u32, part: &str, strict: bool) -> bool {
+    match part {
+        "alfajiri" => (3..=6).contains(&hour),
+        "asubuhi" if strict => (6..=11).contains(&hour),
+        "asubuhi" => (4..=11).contains(&hour),
+        "mchana" => (11..=15).contains(&hour),
+        "jioni" => (15..=19).contains(&hour),
+        _ => hour >= 19 || hour <= 4,
+    }
+}
+
 /// A written hour followed by a written part of the day ("10:05 asubuhi", "saa 1:30 usiku"), on the 24-hour
-/// clock. After "saa", an hour that is already Swahili time for that part of the day stays Swahili time (saa
-/// 1:00 usiku is seven in the evening); otherwise the hour is on the 12-hour clock of that part of the day.
+/// clock. An hour is read on the 12-hour clock of that part of the day ("4:30 jioni" is half past four in the
+/// afternoon), unless only Swahili time fits it ("saa 2:00 asubuhi" is eight in the morning); after "saa",
+/// Swahili time comes first ("saa 1:00 usiku" is seven in the evening).
 fn hour_with_part(hour: u32, part: &str, after_saa: bool) -> Option<u32> {
     if hour > 12 {
         return (hour < 24).then_some(hour);
     }
     let part = part.to_lowercase();
+    let from_dawn = (hour % 12 + 6) % 24;
+    let swahili = [from_dawn, (from_dawn + 12) % 24]
+        .into_iter()
+        .find(|&h| fits(h, &part, true));
+    let twelve = [hour % 12, hour % 12 + 12]
+        .into_iter()
+        .find(|&h| fits(h, &part, false));
     if after_saa {
-        let from_dawn = (hour % 12 + 6) % 24;
-        for candidate in [from_dawn, from_dawn + 12] {
-            if period(candidate % 24) == part {
-                return Some(candidate % 24);
-            }
-        }
+        swahili.or(twelve)
+    } else {
+        twelve.or(swahili)
     }
-    Some(match part.as_str() {
-        "alfajiri" | "asubuhi" => hour % 12,
-        "mchana" if hour == 12 || hour < 6 => hour % 12 + 12,
-        "mchana" => hour,
-        "jioni" => hour % 12 + 12,
-        _ if (6..12).contains(&hour) => hour + 12,
-        _ => hour % 12,
-    })
 }
 
 /// 07:00, 7:30pm, 7am, 7 a.m., 19h, 19h30; a preceding "saa" is absorbed, and a following part of the day
@@ -234,7 +254,7 @@ const DAYS: &str = "Jumatatu|Jumanne|Jumatano|Alhamisi|Ijumaa|Jumamosi|Jumapili"
 pub(super) fn day_and_month_ranges(s: &str) -> String {
     static RE: OnceLock<Regex> = OnceLock::new();
     let name = format!(r"(?i:{DAYS})|{MONTH_PATTERN}");
-    let pattern = format!(r"\b({name})\s?-\s?({name})(?:\b|$)");
+    let pattern = format!(r"\b({name})\s?-\s?({name})\b");
     regex_cached(&RE, &pattern)
         .replace_all(s, |c: &Captures| {
             let say = |w: &str| match month_number(w) {

@@ -35,6 +35,16 @@ const CUES: &[&str] = &[
     "nida",
     "code",
     "no",
+    // As the lexicon respells cues before this rule runs: Paybill → "pei bili", OTP → "ou ti pi", ID → "ai di".
+    "bili",
+    "pi",
+    "di",
+];
+
+/// Words that may stand between a cue and its digits: "Piga simu 112", "Namba ya siri yako: 4821".
+const LINKS: &[&str] = &[
+    "ya", "la", "wa", "za", "na", "ni", "yako", "yake", "yetu", "yenu", "kwa", "au", "ama", "simu",
+    "bure", "hii", "hiyo", "mpya", "maalum", "ya", "is", "number", "your",
 ];
 
 /// How many words back a cue is looked for.
@@ -73,8 +83,8 @@ pub(super) fn codes(s: &str) -> String {
         .into_owned()
 }
 
-/// Digit strings of three or more digits that a cue word names (`Piga 112`, `Paybill 400200`, `PIN 4821`), and
-/// those listed right after one (`114 au 115`), are read digit by digit in groups.
+/// Digit strings of three or more digits that a cue word names (`Piga 112`, `Paybill 400200`, `PIN 4821`), those
+/// listed right after one (`114 au 115`) and free lines (`1199 bila malipo`) are read digit by digit in groups.
 pub(super) fn named_digit_strings(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 32);
     let mut last = 0;
@@ -91,7 +101,13 @@ pub(super) fn named_digit_strings(s: &str) -> String {
             continue;
         }
         let listed = previous_string_end.is_some_and(|end| listed_after(&s[end..m.start()]));
-        if listed || cued(&s[..m.start()]) {
+        // A free line: "Kenya 1199 bila malipo".
+        let toll_free = re!(r"^\s+(?:bila malipo|bure)\b").is_match(&s[m.end()..])
+            && !s[..m.start()]
+                .split_whitespace()
+                .next_back()
+                .is_some_and(nouns::is_plural_count);
+        if listed || toll_free || cued(&s[..m.start()], token.len()) {
             out.push_str(&s[last..m.start()]);
             out.push_str(&digit_groups(&natural_groups(token)));
             last = m.end();
@@ -115,7 +131,7 @@ fn listed_after(between: &str) -> bool {
 }
 
 /// Whether one of the last few words before a position names a digit string, with no counted noun between.
-fn cued(before: &str) -> bool {
+fn cued(before: &str, digits: usize) -> bool {
     let words: Vec<&str> = before.split_whitespace().rev().take(WINDOW).collect();
     for (i, raw) in words.iter().enumerate() {
         if *raw == "Na." || *raw == "No." {
@@ -127,8 +143,15 @@ fn cued(before: &str) -> bool {
             .collect::<String>()
             .to_lowercase();
         if CUES.contains(&word.as_str()) || is_call(&word) {
+            // A cue that is also a counted noun ("wakala 350" are agents) names digits only when they are long.
+            if i == 0 && nouns::is_plural_count(&word) && digits < 5 {
+                return false;
+            }
             // "namba ya wagonjwa ni 345" counts patients: a counted noun between cue and digits wins.
             return !words[..i].iter().any(|w| nouns::is_plural_count(w));
+        }
+        if !LINKS.contains(&word.as_str()) && !word.is_empty() {
+            return false;
         }
     }
     false

@@ -49,9 +49,15 @@ pub(super) fn acronyms(s: &str) -> String {
 
 /// Whether a word of four or more letters can be said as a Swahili speaker would: vowels in it, a first
 /// consonant cluster a word may start with, no run of three consonants, and at most a simple final cluster.
-fn sayable(word: &str) -> bool {
+pub(super) fn sayable(word: &str) -> bool {
     let lower = word.to_ascii_lowercase();
     let letters = lower.as_bytes();
+    let is_vowel = |b: &u8| b"aeiou".contains(b);
+    // Three letters are a word only as a name is: two vowels around or after one consonant (ALI, EVA, JOE).
+    if letters.len() == 3 {
+        let shape: Vec<bool> = letters.iter().map(is_vowel).collect();
+        return shape == [true, false, true] || shape == [false, true, true];
+    }
     if letters.len() < 4 {
         return false;
     }
@@ -103,6 +109,7 @@ const ONSETS: &[&str] = &[
 /// Final clusters of names and loanwords said as words.
 const CODAS: &[&str] = &[
     "ng", "nd", "nt", "nk", "st", "rt", "rd", "rk", "ck", "ll", "ss", "sh", "ch", "th", "rn", "rs",
+    "hn",
 ];
 
 #[cfg(test)]
@@ -114,6 +121,7 @@ mod tests {
         assert_eq!(acronyms("MARY na AMANI"), "mary na amani");
         assert_eq!(acronyms("NMB CRDB"), "en em bi si ar di bi");
         assert_eq!(acronyms("TCRA NEMC BOT"), "ti si ar ei en i em si bi ou ti");
+        assert_eq!(acronyms("ALI na CCM"), "ali na si si em");
         assert_eq!(acronyms("TANAPA EWURA UKIMWI"), "tanapa ewura ukimwi");
     }
 

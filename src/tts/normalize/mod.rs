@@ -15,6 +15,7 @@ mod quantities;
 mod ranges;
 mod rules;
 mod sentences;
+mod web;
 
 pub use numbers::{cardinal, ordinal};
 pub use sentences::{split_clauses, split_pieces, split_sentences, PIECE_CHARS};
@@ -71,6 +72,13 @@ fn clean_characters(text: &str) -> String {
             '\u{2013}' | '\u{2014}' | '\u{2212}' => '-',
             '\u{2018}' | '\u{2019}' | '\u{02BC}' => '\'',
             '\u{201C}' | '\u{201D}' | '«' | '»' => '"',
+            // Emoji and their joiners are not read.
+            '\u{1F000}'..='\u{1FAFF}'
+            | '\u{2600}'..='\u{27BF}'
+            | '\u{2B00}'..='\u{2BFF}'
+            | '\u{FE0F}'
+            | '\u{200D}'
+            | '\u{E0020}'..='\u{E007F}' => ' ',
             other => other,
         })
         .collect()

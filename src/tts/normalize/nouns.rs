@@ -61,51 +61,35 @@ impl Concord {
     }
 }
 
-/// Whether a noun form counts one thing or several, as its prefix shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Number {
-    One,
-    Many,
-    Either,
-}
-
-fn lexicon() -> &'static HashMap<String, Concord> {
-    static NOUNS: OnceLock<HashMap<String, Concord>> = OnceLock::new();
+fn lexicon() -> &'static HashMap<String, (Concord, bool)> {
+    static NOUNS: OnceLock<HashMap<String, (Concord, bool)>> = OnceLock::new();
     NOUNS.get_or_init(|| {
         EMBEDDED
             .lines()
             .filter(|l| !l.starts_with('#'))
             .filter_map(|l| {
-                let (noun, label) = l.split_once('\t')?;
-                Some((
-                    noun.trim().to_lowercase(),
-                    Concord::from_label(label.trim())?,
-                ))
+                let mut fields = l.split('\t');
+                let noun = fields.next()?.trim().to_lowercase();
+                let concord = Concord::from_label(fields.next()?.trim())?;
+                let singular = match fields.next() {
+                    None => false,
+                    Some("one") => true,
+                    Some(_) => return None,
+                };
+                Some((noun, (concord, singular)))
             })
             .collect()
     })
 }
 
-/// A noun's concord, if the lexicon knows it (any case; surrounding punctuation ignored).
-pub fn concord_of(word: &str) -> Option<Concord> {
+/// A noun's concord and whether the form is singular, if the lexicon knows it (any case).
+fn entry(word: &str) -> Option<(Concord, bool)> {
     lexicon().get(&word.to_lowercase()).copied()
 }
 
-fn number_of(noun: &str, concord: Concord) -> Number {
-    let noun = noun.to_lowercase();
-    let starts = |prefixes: &[&str]| prefixes.iter().any(|p| noun.starts_with(p));
-    match concord {
-        Concord::Animate if starts(&["wa", "we", "wo"]) => Number::Many,
-        Concord::Animate if starts(&["m"]) => Number::One,
-        Concord::Mi if starts(&["mi", "my"]) => Number::Many,
-        Concord::Mi => Number::One,
-        Concord::Ma if starts(&["ma"]) => Number::Many,
-        Concord::Ma => Number::One,
-        Concord::Ki if starts(&["vi", "vy"]) => Number::Many,
-        Concord::Ki => Number::One,
-        Concord::U => Number::One,
-        _ => Number::Either,
-    }
+/// A noun's concord, if the lexicon knows it (any case).
+pub fn concord_of(word: &str) -> Option<Concord> {
+    entry(word).map(|(concord, _)| concord)
 }
 
 /// Whether a word is a plural noun of the lexicon (a count of something).
@@ -114,21 +98,17 @@ pub fn is_plural_count(word: &str) -> bool {
         .chars()
         .filter(|c| c.is_alphabetic() || *c == '\'')
         .collect();
-    concord_of(&word).is_some_and(|c| number_of(&word, c) != Number::One)
+    entry(&word).is_some_and(|(_, singular)| !singular)
 }
 
 /// `n` in words, agreeing with `noun` when it counts it: "watu" 21 → "ishirini na mmoja". After a singular noun
 /// a number other than 1 is a label (*mwaka 2025*, *chumba 12*) and is read plainly.
 pub fn cardinal_after(noun: &str, n: u64) -> String {
     let plain = cardinal(n);
-    let Some(concord) = concord_of(noun) else {
+    let Some((concord, singular)) = entry(noun) else {
         return plain;
     };
-    let counts = match number_of(noun, concord) {
-        Number::One => n == 1,
-        Number::Many => n >= 2,
-        Number::Either => true,
-    };
+    let counts = !singular || n == 1;
     match concord.form(n % 10) {
         Some(form) if counts => match plain.rsplit_once(' ') {
             Some((head, _)) => format!("{head} {form}"),

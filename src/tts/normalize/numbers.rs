@@ -105,7 +105,7 @@ pub fn digit_groups(groups: &[&str]) -> String {
 }
 
 /// Split a digit string into groups for reading: up to four digits in one group (a PIN, a card's last four),
-/// 7 as 3-4, phone-like 10 digits as 4-3-3, multiples of four in fours (cards), otherwise threes with any
+/// 7 as 3-4, phone-like 10 digits as 4-3-3, 8, 12 and 16 in fours (cards), otherwise threes with any
 /// remainder first.
 pub fn natural_groups(s: &str) -> Vec<&str> {
     let n = s.len();
@@ -115,7 +115,7 @@ pub fn natural_groups(s: &str) -> Vec<&str> {
         vec![3, 4]
     } else if n == 10 {
         vec![4, 3, 3]
-    } else if n.is_multiple_of(4) && n >= 8 {
+    } else if matches!(n, 8 | 12 | 16) {
         vec![4; n / 4]
     } else {
         let mut sizes = vec![3; n / 3];

@@ -46,8 +46,7 @@ fn amount_words(number: &str, multiplier: Option<&str>, minor_unit: bool) -> Str
     }
 }
 
-const CURRENCY: &str =
-    r"TSh|Tsh|TSH|tsh|TZS|KSh|Ksh|KSH|ksh|KES|USh|Ush|UGX|Shs\.?|Sh\.?|US\$|\$|USD|€|EUR|£|GBP";
+const CURRENCY: &str = r"(?:TShs|Tshs|TSh|Tsh|TSH|tsh|Kshs|KShs|KSh|Ksh|KSH|ksh)\.?|TZS|KES|USh|Ush|UGX|Shs\.?|shs\.?|Sh\.?|sh\.|US\$|\$|USD|€|EUR|£|GBP";
 
 /// TSh 5,000 · KSh200 · $10.50 · 5,000/= · 500/- · 100 USD · TSh 1,000-2,000 · TSh 1.5m.
 pub(super) fn money(s: &str) -> String {
@@ -124,11 +123,18 @@ pub(super) fn percentages(s: &str) -> String {
 /// "25°C" → "nyuzi joto ishirini na tano".
 pub(super) fn temperatures(s: &str) -> String {
     static RE: OnceLock<Regex> = OnceLock::new();
-    regex_cached(&RE, &format!(r"(-?)({NUM})\s?°\s?C\b"))
-        .replace_all(s, |c: &Captures| {
+    static BARE: OnceLock<Regex> = OnceLock::new();
+    let s = regex_cached(&RE, &format!(r"(-?)({NUM})\s?°\s?C\b")).replace_all(s, |c: &Captures| {
+        let (i, f) = split_decimal(&c[2]);
+        let sign = if c[1].is_empty() { "" } else { "hasi " };
+        format!("nyuzi joto {sign}{}", decimal(i, f))
+    });
+    // Degrees without a scale: an angle, or a temperature where the context says so.
+    regex_cached(&BARE, &format!(r"(-?)({NUM})\s?°"))
+        .replace_all(&s, |c: &Captures| {
             let (i, f) = split_decimal(&c[2]);
             let sign = if c[1].is_empty() { "" } else { "hasi " };
-            format!("nyuzi joto {sign}{}", decimal(i, f))
+            format!("nyuzi {sign}{}", decimal(i, f))
         })
         .into_owned()
 }
@@ -136,6 +142,8 @@ pub(super) fn temperatures(s: &str) -> String {
 /// Units: (as written, as said before the number, as said after it).
 const UNITS: &[(&str, &str, &str)] = &[
     ("km/h", "kilomita", " kwa saa"),
+    ("km²", "kilomita za mraba", ""),
+    ("m²", "mita za mraba", ""),
     ("mmol/L", "milimoli", " kwa lita"),
     ("mmol/l", "milimoli", " kwa lita"),
     ("Mbps", "megabiti", " kwa sekunde"),
@@ -175,9 +183,13 @@ pub(super) fn units(s: &str) -> String {
             .unwrap_or(("", "", ""));
         format!("{before} {}{after}", &c[1])
     });
-    regex_cached(&BEFORE, &format!(r"\b(km|kg)\s({NUM})\b"))
+    regex_cached(&BEFORE, &format!(r"\b(km²|km|kg)\s({NUM})\b"))
         .replace_all(&s, |c: &Captures| {
-            let unit = if &c[1] == "km" { "kilomita" } else { "kilo" };
+            let unit = match &c[1] {
+                "km" => "kilomita",
+                "kg" => "kilo",
+                _ => "kilomita za mraba",
+            };
             format!("{unit} {}", &c[2])
         })
         .into_owned()

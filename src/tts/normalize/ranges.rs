@@ -32,7 +32,14 @@ pub(super) fn scores(s: &str) -> String {
                 return c[0].to_string();
             }
             let (a, b): (u64, u64) = (c[2].parse().unwrap_or(0), c[3].parse().unwrap_or(0));
-            format!("{}{} kwa {}", &c[1], decimal(a, ""), decimal(b, ""))
+            // "mabao 2-1": the first number counts the goals and agrees with them.
+            let noun = word_before(&s[..c.get(2).map_or(0, |m| m.start())]);
+            format!(
+                "{}{} kwa {}",
+                &c[1],
+                cardinal_after(noun, a),
+                decimal(b, "")
+            )
         })
         .into_owned()
 }

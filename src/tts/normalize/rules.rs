@@ -6,7 +6,7 @@ use regex::{Captures, Regex};
 
 use super::nouns::cardinal_after;
 use super::numbers::{cardinal, decimal, digit_groups, natural_groups, ordinal, parse_grouped};
-use super::{calendar, classify, letters, quantities, ranges};
+use super::{calendar, classify, letters, quantities, ranges, web};
 use crate::tts::lexicon::Lexicon;
 
 /// A number as written: comma or dot thousands groups or plain digits, with an optional decimal part.
@@ -32,7 +32,9 @@ pub(super) fn split_decimal(number: &str) -> (u64, &str) {
 
 /// The rules after lexicon lookup, in order.
 pub(super) const RULES: &[fn(&str) -> String] = &[
+    web::addresses,
     classify::ussd_codes,
+    web::hashtags,
     classify::codes,
     telephones,
     card_numbers,
@@ -44,6 +46,7 @@ pub(super) const RULES: &[fn(&str) -> String] = &[
     calendar::clock_times,
     ranges::time_ranges,
     ranges::scores,
+    times,
     quantities::money,
     quantities::scales,
     quantities::percentages,
@@ -122,10 +125,37 @@ fn card_numbers(s: &str) -> String {
         .into_owned()
 }
 
+/// "2 x 3": *mara* in a dose ("kidonge 1 x 3" is one tablet three times), *kwa* otherwise (a size).
+fn times(s: &str) -> String {
+    re!(r"\b([0-9]+)\s?[x×X]\s?([0-9]+)\b")
+        .replace_all(s, |c: &Captures| {
+            let start = c.get(0).map_or(0, |m| m.start());
+            let from = (0..=start.saturating_sub(60)).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+            let dose = re!(r"(?i)\b(?:kidonge|vidonge|dozi|kijiko|vijiko|matone|tone|sindano|kunywa|meza|dawa|mg|ml)\b")
+                .is_match(&s[from..start]);
+            let word = if dose { "mara" } else { "kwa" };
+            format!("{} {word} {}", &c[1], &c[2])
+        })
+        .into_owned()
+}
+
 /// "1/2" → "nusu", "3/4" → "robo tatu", "2/3" → "theluthi mbili", others "tano kwa nane".
 fn fractions(s: &str) -> String {
+    let s = re!(r"(?:([0-9]+)\s?)?([½¼¾⅓⅔])").replace_all(s, |c: &Captures| {
+        let part = match &c[2] {
+            "½" => "nusu",
+            "¼" => "robo",
+            "¾" => "robo tatu",
+            "⅓" => "theluthi moja",
+            _ => "theluthi mbili",
+        };
+        match c.get(1) {
+            Some(whole) => format!("{} na {part}", whole.as_str()),
+            None => part.to_string(),
+        }
+    });
     re!(r"\b([0-9]{1,3})/([0-9]{1,3})\b")
-        .replace_all(s, |c: &Captures| {
+        .replace_all(&s, |c: &Captures| {
             let (n, d): (u64, u64) = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
             match (n, d) {
                 (1, 2) => "nusu".to_string(),
@@ -148,10 +178,10 @@ const MEASURES: &[&str] = &[
 /// number after a noun of measure ("kiasi cha 1") are amounts.
 fn ordinals(s: &str) -> String {
     let s = re!(
-        r"\b(wa|ya|la|cha|vya|za|pa|mwa|Wa|Ya|La|Cha|Vya|Za)\s+([0-9]{1,6})(\.[0-9]+)?\b(?:\s*(?:st|nd|rd|th)\b)?"
+        r"\b(wa|ya|la|cha|vya|za|pa|mwa|Wa|Ya|La|Cha|Vya|Za)\s+([0-9]{1,3}(?:,[0-9]{3})+|[0-9]{1,6})(\.[0-9]+)?\b(?:\s*(?:st|nd|rd|th)\b)?"
     )
     .replace_all(s, |c: &Captures| {
-        let n = c[2].parse().unwrap_or(0);
+        let n = parse_grouped(&c[2]).unwrap_or(0);
         let before = word_before(&s[..c.get(0).map_or(0, |m| m.start())]).to_lowercase();
         let reading = match c.get(3) {
             Some(fraction) => decimal(n, &fraction.as_str()[1..]),
@@ -229,6 +259,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("Prof.", "Profesa"),
     ("Mt.", "Mtakatifu"),
     ("Na.", "Namba"),
+    ("No.", "Namba"),
 ];
 
 /// Expand abbreviations (at a word start). One that ends the text also ends its sentence: the stop is kept.
