@@ -89,6 +89,7 @@ pub(super) fn named_digit_strings(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 32);
     let mut last = 0;
     let mut previous_string_end: Option<usize> = None;
+    let free_line = re!(r"^\s+(?:bila malipo|bure)\b");
     for m in re!(r"[0-9]+(?:[.,:/][0-9]+)*").find_iter(s) {
         let token = m.as_str();
         let before = s[..m.start()].chars().next_back();
@@ -102,7 +103,7 @@ pub(super) fn named_digit_strings(s: &str) -> String {
         }
         let listed = previous_string_end.is_some_and(|end| listed_after(&s[end..m.start()]));
         // A free line: "Kenya 1199 bila malipo".
-        let toll_free = re!(r"^\s+(?:bila malipo|bure)\b").is_match(&s[m.end()..])
+        let toll_free = free_line.is_match(&s[m.end()..])
             && !s[..m.start()]
                 .split_whitespace()
                 .next_back()
