@@ -112,7 +112,7 @@ pub async fn text_to_speech(
     let samples = state
         .graph
         .tts
-        .synthesize(&caller.key_id, &voice_id, &request.text, settings)
+        .synthesize(&caller.key_id, &voice_id, &request.text, settings, None)
         .await?;
     // Encoded chunk by chunk as the connection sends it (synthesis_body).
     let body = SynthesisBody::new(samples.len(), chars, &voice_id);

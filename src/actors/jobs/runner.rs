@@ -168,7 +168,7 @@ async fn synthesize_with_retry(
 ) -> Result<Vec<f32>, SynthesisError> {
     let mut attempt = 0;
     loop {
-        match tts.synthesize(owner, voice_id, text, settings).await {
+        match tts.synthesize(owner, voice_id, text, settings, None).await {
             Err(SynthesisError::Actor(
                 ActorError::Busy { .. }
                 | ActorError::Restarting(_)

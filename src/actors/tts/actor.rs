@@ -9,6 +9,7 @@ use super::{SynthesisError, Synthesised, Then};
 use crate::actors::admit;
 use crate::cancel::Cancel;
 use crate::tts::catalog::VoiceRegistry;
+use crate::tts::lexicon::Lexicon;
 use crate::tts::Synthesizer;
 use crate::tts::VoiceSettings;
 
@@ -24,6 +25,8 @@ pub enum ToTtsActor {
         text: String,
         /// Voice settings.
         settings: VoiceSettings,
+        /// The lexicon to read with in place of the voice's own (the request's pronunciation dictionaries).
+        lexicon: Option<Arc<Lexicon>>,
         /// Runs with the samples on the synthesis worker after the reply; `None` returns the samples instead.
         then: Option<Then>,
         /// Set when the caller stops waiting; the work stops at its next piece.
@@ -73,6 +76,7 @@ impl Actor for TtsActor {
             voice_id,
             text,
             settings,
+            lexicon,
             then,
             cancel,
             reply,
@@ -106,6 +110,7 @@ impl Actor for TtsActor {
             voice_id,
             text,
             settings,
+            lexicon,
             then,
             cancel,
             reply,
@@ -149,6 +154,7 @@ struct Job {
     voice_id: String,
     text: String,
     settings: VoiceSettings,
+    lexicon: Option<Arc<Lexicon>>,
     then: Option<Then>,
     cancel: Cancel,
     reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
@@ -166,6 +172,7 @@ impl Job {
             &self.voice_id,
             &self.text,
             &self.settings,
+            self.lexicon.as_ref(),
             &self.cancel,
         );
         if let Ok(samples) = &outcome {
@@ -209,9 +216,10 @@ fn synthesize(
     voice_id: &str,
     text: &str,
     settings: &VoiceSettings,
+    lexicon: Option<&Arc<Lexicon>>,
     cancel: &Cancel,
 ) -> Result<Vec<f32>, SynthesisError> {
-    match spread::synthesize(pool, owner, synthesizer, text, settings, cancel) {
+    match spread::synthesize(pool, owner, synthesizer, text, settings, lexicon, cancel) {
         Ok(samples) => Ok(samples),
         Err(Failure::Invalid(invalid)) => Err(SynthesisError::Invalid(invalid)),
         Err(Failure::Cancelled) => {
