@@ -104,8 +104,8 @@ impl Modify for ApiKeyScheme {
 #[openapi(
     info(
         title = "sauti — Swahili speech API",
-        description = "Text-to-speech, asynchronous synthesis jobs, voices, speech recognition, voice cloning and a \
-                       voice agent for Swahili. Every /v1 response carries X-RateLimit-Limit, X-RateLimit-Remaining \
+        description = "Text-to-speech, asynchronous synthesis jobs, voices, pronunciation dictionaries, speech \
+                       recognition, voice cloning and a voice agent for Swahili. Every /v1 response carries X-RateLimit-Limit, X-RateLimit-Remaining \
                        and X-RateLimit-Reset; a 429 also carries Retry-After. Every response carries X-Request-Id. \
                        Errors are application/problem+json.",
         license(name = "See the project README")
@@ -118,6 +118,7 @@ impl Modify for ApiKeyScheme {
         (name = "voices", description = "The voices of this server"),
         (name = "recognition", description = "Speech recognition"),
         (name = "cloning", description = "Voice cloning (beta)"),
+        (name = "pronunciation", description = "Pronunciation dictionaries: aliases and IPA rules a synthesis can name"),
         (name = "agent", description = "The voice agent (beta)"),
         (name = "operations", description = "Health, readiness, metrics and this document")
     )

@@ -1,7 +1,9 @@
-//! Persistence: one SQLite database in the data directory (jobs, API keys) and job audio files written
-//! atomically beside it. Every database call runs on a blocking thread.
+//! Persistence: one SQLite database in the data directory (jobs, API keys, cloned voices, pronunciation
+//! dictionaries) and job audio files written atomically beside it. Every database call runs on a blocking
+//! thread.
 
 mod artifacts;
+mod dictionaries;
 mod jobs;
 mod keys;
 pub mod space;
@@ -13,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::Connection;
 
 pub use artifacts::ArtifactStore;
+pub use dictionaries::DictionaryRecord;
 pub use jobs::{JobRecord, JobStatus};
 pub use keys::{hash_key, key_id, KeyRecord};
 pub use voices::ClonedVoiceRecord;
@@ -98,6 +101,8 @@ impl Database {
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         connection.execute_batch(SCHEMA)?;
         connection.execute_batch(voices::SCHEMA)?;
+        connection.execute_batch(dictionaries::SCHEMA)?;
+        jobs::migrate(&connection)?;
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
             data_dir: data_dir.to_path_buf(),
@@ -196,6 +201,11 @@ pub mod job_queries {
 /// Cloned-voice table operations, for the clone actor.
 pub mod voice_queries {
     pub use super::voices::{all, count_of, delete, insert, insert_within};
+}
+
+/// Pronunciation dictionary table operations, for [`crate::dictionaries`].
+pub mod dictionary_queries {
+    pub use super::dictionaries::{count_of, delete, get, insert_within, list};
 }
 
 /// Key table operations, for start-up and `sauti keys`.
