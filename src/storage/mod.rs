@@ -212,3 +212,39 @@ pub mod dictionary_queries {
 pub mod key_queries {
     pub use super::keys::{any, check_name, data_version, insert, list, revoke, MAX_NAME_CHARS};
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_of_an_earlier_version_gains_the_job_pronunciation_column() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            // The jobs table as it was before pronunciation dictionaries, with a queued job in it.
+            let old = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
+            old.execute_batch(SCHEMA).unwrap();
+            old.execute(
+                "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix)
+                 VALUES ('job_old', 'k', 'queued', 'Habari', 'zuri', '{}', '2026-01-01T00:00:00Z', 1)",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Database::open(dir.path()).unwrap();
+        let rules = vec![crate::tts::pronunciation::Rule::alias("Sheng", "shengi")];
+        db.run_blocking(|c| {
+            let old = job_queries::get(c, "job_old")?.expect("kept");
+            assert!(old.pronunciation.is_empty());
+            let job = JobRecord::new("k", "Sheng", "zuri", Default::default())
+                .with_pronunciation(rules.clone());
+            job_queries::insert(c, &job)?;
+            assert_eq!(job_queries::get(c, &job.id)?.unwrap().pronunciation, rules);
+            Ok(())
+        })
+        .unwrap();
+        drop(db);
+        // Opening again finds the column there and leaves it.
+        Database::open(dir.path()).unwrap();
+    }
+}

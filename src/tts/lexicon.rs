@@ -48,6 +48,9 @@ pub struct Lexicon {
     phonemes: HashMap<String, Vec<Phoneme>>,
     /// Keys that are not one word for the normaliser (several words, or punctuation inside), longest first.
     phrases: Vec<Phrase>,
+    /// Words given phonemes by a rule laid over the lexicon → those phonemes in Swahili spelling, for voices
+    /// that read letters (the shipped `[phonemes]` entries are left to such voices' own reading).
+    letters: HashMap<String, String>,
 }
 
 /// A respelling of a phrase, replaced in the raw text before the normaliser runs.
@@ -187,6 +190,8 @@ impl Lexicon {
     /// respelling and no normaliser rule (acronyms, say) changes it before the G2P looks it up.
     pub fn add_phonemes(&mut self, key: &str, word: &str, phonemes: Vec<Phoneme>) {
         self.add_alias(key, word, Some(false));
+        self.letters
+            .insert(word.to_string(), super::g2p::spell(&phonemes));
         self.phonemes.insert(word.to_string(), phonemes);
     }
 
@@ -240,20 +245,19 @@ impl Lexicon {
         crate::tts::normalize::normalize_with(&self.respell_phrases(text), self)
     }
 
-    /// Normalised words with every word this lexicon gives phonemes for written in Swahili spelling, for
-    /// voices that read letters rather than phonemes.
+    /// Normalised words with every word a phoneme rule laid over this lexicon covers written in Swahili
+    /// spelling (from its phonemes), for voices that read letters rather than phonemes.
     pub fn spell_phoneme_words<'a>(&self, words: &'a str) -> Cow<'a, str> {
-        if self.phonemes.is_empty() {
+        if self.letters.is_empty() {
             return Cow::Borrowed(words);
         }
-        let respelled = re!(r"[\p{L}']+").replace_all(words, |c: &regex::Captures| {
+        re!(r"[\p{L}']+").replace_all(words, |c: &regex::Captures| {
             let word = c[0].to_lowercase();
-            match self.phonemes.get(word.trim_matches('\'')) {
-                Some(phonemes) => super::g2p::spell(phonemes),
+            match self.letters.get(word.trim_matches('\'')) {
+                Some(spelling) => spelling.clone(),
                 None => c[0].to_string(),
             }
-        });
-        respelled
+        })
     }
 
     /// How to spell `word` for the voice, if the lexicon says.
@@ -327,6 +331,26 @@ mod tests {
             lexicon.respell_phrases("hakuna"),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn letter_reading_voices_get_phoneme_rules_in_swahili_spelling() {
+        let mut lexicon = Lexicon::embedded().clone();
+        // The shipped [phonemes] entries are left alone ("benki" stays as written) …
+        assert_eq!(
+            lexicon.spell_phoneme_words("benki ya nairobi"),
+            "benki ya nairobi"
+        );
+        // … a rule laid over the lexicon is spelled out.
+        lexicon.add_phonemes(
+            "Nairobi",
+            "nairobi",
+            crate::tts::pronunciation::ipa::parse("ˈnɛ.rɔ.bi").unwrap(),
+        );
+        assert_eq!(
+            lexicon.spell_phoneme_words("benki ya nairobi"),
+            "benki ya nerobi"
+        );
     }
 
     #[test]
