@@ -215,6 +215,16 @@ impl Dictionaries {
         Ok(rules)
     }
 
+    /// What a synthesis naming `locators` reads with (see [`Self::rules_for`] and [`Self::reading`]).
+    pub async fn resolve(
+        &self,
+        owner: &str,
+        locators: &[Locator],
+    ) -> Result<Option<Arc<Lexicon>>, DictionaryError> {
+        let rules = self.rules_for(owner, locators).await?;
+        self.reading(&rules)
+    }
+
     /// What a synthesis with `rules` reads with: the server's lexicon with the rules laid over it, in order;
     /// `None` (the voices' own lexicon) when there are none.
     pub fn reading(&self, rules: &[Rule]) -> Result<Option<Arc<Lexicon>>, DictionaryError> {

@@ -404,6 +404,55 @@ fn the_operators_lexicon_applies_to_every_request_and_a_bad_one_stops_start_up()
 }
 
 #[test]
+fn the_agents_spoken_reply_reads_with_the_dictionaries_it_names() {
+    let data = common::temp_dir();
+    let server = start(&data, &[]);
+    let words = [
+        "na",
+        "ya",
+        "wa",
+        "ni",
+        "kwa",
+        "habari",
+        "karibu",
+        "je",
+        "nini",
+        "tafadhali",
+        "asante",
+    ];
+    let rules: Vec<Value> = words
+        .iter()
+        .map(|w| json!({"type": "alias", "string_to_replace": w, "alias": "bababa"}))
+        .collect();
+    let made = create(&server, KEY_A, &json!({"name": "Maneno", "rules": rules})).json();
+    let turn = |key: &str, locators: Value| {
+        post_json(
+            &server.url("/v1/voice-agent/converse"),
+            Some(key),
+            &json!({"text": "Habari", "pronunciation_dictionary_locators": locators}),
+        )
+    };
+    let plain = turn(KEY_A, json!([])).json();
+    let ruled = turn(KEY_A, locator(&made));
+    assert_eq!(
+        ruled.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&ruled.body)
+    );
+    let ruled = ruled.json();
+    assert_eq!(
+        ruled["agent_text"], plain["agent_text"],
+        "the words are the same"
+    );
+    assert_ne!(
+        ruled["audio_base64"], plain["audio_base64"],
+        "the reading is not"
+    );
+    problem_body(&turn(KEY_B, locator(&made)), 404);
+}
+
+#[test]
 fn text_phonemes_and_normalize_show_a_dictionarys_rules() {
     let dir = common::temp_dir();
     let pls = dir.path().join("majina.pls");

@@ -76,6 +76,9 @@ pub struct ConverseAudioForm {
     pub voice_id: Option<String>,
     /// A conversation to continue (as in the text mode).
     pub session_id: Option<String>,
+    /// Pronunciation dictionaries the reply is read with, as a JSON array of locators (as in the text mode).
+    #[schema(example = r#"[{"pronunciation_dictionary_id": "pd_3f9a1c2e7b5d4a60b1c2d3e4"}]"#)]
+    pub pronunciation_dictionary_locators: Option<String>,
 }
 
 /// A WAV file.

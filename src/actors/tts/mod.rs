@@ -89,18 +89,27 @@ impl TtsHandle {
         }
     }
 
-    /// Synthesise, answer with the sample count as soon as synthesis succeeds, then run `then` with the samples
-    /// on the synthesis worker (which keeps its permit until `then` returns).
+    /// Synthesise (read with `lexicon` when given), answer with the sample count as soon as synthesis
+    /// succeeds, then run `then` with the samples on the synthesis worker (which keeps its permit until `then`
+    /// returns).
     pub async fn synthesize_then(
         &self,
         owner: &str,
         voice_id: &str,
         text: &str,
         settings: VoiceSettings,
+        lexicon: Option<Arc<Lexicon>>,
         then: impl FnOnce(Vec<f32>) + Send + 'static,
     ) -> Result<usize, SynthesisError> {
         match self
-            .call(owner, voice_id, text, settings, None, Some(Box::new(then)))
+            .call(
+                owner,
+                voice_id,
+                text,
+                settings,
+                lexicon,
+                Some(Box::new(then)),
+            )
             .await?
         {
             Synthesised::Delivering { samples } => Ok(samples),
