@@ -222,16 +222,21 @@ impl Dictionaries {
         locators: &[Locator],
     ) -> Result<Option<Arc<Lexicon>>, DictionaryError> {
         let rules = self.rules_for(owner, locators).await?;
-        self.reading(&rules)
+        self.reading(rules).await
     }
 
-    /// What a synthesis with `rules` reads with: the server's lexicon with the rules laid over it, in order;
-    /// `None` (the voices' own lexicon) when there are none.
-    pub fn reading(&self, rules: &[Rule]) -> Result<Option<Arc<Lexicon>>, DictionaryError> {
+    /// What a synthesis with `rules` reads with: the server's lexicon with the rules laid over it, in order
+    /// (built on a blocking thread: thousands of rules take a moment); `None` (the voices' own lexicon) when
+    /// there are none.
+    pub async fn reading(&self, rules: Vec<Rule>) -> Result<Option<Arc<Lexicon>>, DictionaryError> {
         if rules.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Arc::new(pronunciation::layered(&self.base, rules)?)))
+        let base = Arc::clone(&self.base);
+        let layered = tokio::task::spawn_blocking(move || pronunciation::layered(&base, &rules))
+            .await
+            .map_err(|e| DictionaryError::Storage(format!("building the lexicon failed: {e}")))??;
+        Ok(Some(Arc::new(layered)))
     }
 }
 

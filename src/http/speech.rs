@@ -120,7 +120,7 @@ pub async fn text_to_speech(
     if chars > TTS_SYNC_MAX_CHARS {
         return queue_job(&state, caller, request.text, voice_id, settings, rules).await;
     }
-    let lexicon = state.dictionaries.reading(&rules)?;
+    let lexicon = state.dictionaries.reading(rules).await?;
     let samples = state
         .graph
         .tts
