@@ -24,6 +24,7 @@ pub mod cancel;
 pub mod clone;
 pub mod config;
 pub mod dialogue;
+pub mod dictionaries;
 pub mod http;
 pub mod models;
 pub mod server;

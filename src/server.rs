@@ -85,10 +85,8 @@ pub async fn serve(
     let keys = KeyRing::new(&settings.auth.api_keys);
     keys.refresh(&db).await?;
 
-    let voices = Arc::new(VoiceRegistry::from_settings(
-        &settings,
-        crate::tts::lexicon::Lexicon::embedded(),
-    ));
+    let lexicon = server_lexicon(&settings)?;
+    let voices = Arc::new(VoiceRegistry::from_settings(&settings, &lexicon));
     for (key, voice) in [
         ("tts.default_voice", &settings.tts.default_voice),
         ("tts.agent_voice", &settings.tts.agent_voice),
@@ -124,9 +122,14 @@ pub async fn serve(
     let housekeeping = spawn_housekeeping(keys.clone(), db.clone(), Arc::clone(&limits));
     let state = AppState {
         settings: Arc::clone(&settings),
-        voices,
+        voices: Arc::clone(&voices),
         graph: graph.clone(),
         keys: keys.clone(),
+        dictionaries: crate::dictionaries::Dictionaries::new(
+            db.clone(),
+            Arc::clone(voices.lexicon()),
+            settings.tts.max_dictionaries_per_key,
+        ),
         decoders: Arc::new(tokio::sync::Semaphore::new(
             std::thread::available_parallelism().map_or(2, |n| n.get()),
         )),
@@ -258,9 +261,28 @@ fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
     })
 }
 
+/// The shipped lexicon with the operator's `tts.lexicon_path` laid over it; a file that does not read stops
+/// start-up with the line or rule at fault.
+fn server_lexicon(settings: &Settings) -> Result<crate::tts::lexicon::Lexicon, ConfigError> {
+    use crate::tts::{lexicon::Lexicon, pronunciation};
+    let path = &settings.tts.lexicon_path;
+    if path.as_os_str().is_empty() {
+        return Ok(Lexicon::embedded().clone());
+    }
+    let invalid = |problem: String| ConfigError::Invalid {
+        key: "tts.lexicon_path",
+        problem,
+    };
+    let rules = pronunciation::file::load(path).map_err(|e| invalid(e.to_string()))?;
+    let lexicon = pronunciation::layered(Lexicon::embedded(), &rules)
+        .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+    tracing::info!(path = %path.display(), rules = rules.len(), "server lexicon loaded");
+    Ok(lexicon)
+}
+
 /// Publish the stored cloned voices (each to its owner) before the server answers.
 fn restore_cloned_voices(db: &Database, voices: &VoiceRegistry) -> Result<(), ServeError> {
-    let lexicon = crate::tts::lexicon::Lexicon::embedded();
+    let lexicon = voices.lexicon();
     let records = db.run_blocking(|c| crate::storage::voice_queries::all(c))?;
     for record in &records {
         if let Err(why) = crate::clone::publish(record, voices, lexicon) {

@@ -7,7 +7,7 @@ use clap::Subcommand;
 
 use sauti::tts::g2p;
 use sauti::tts::lexicon::Lexicon;
-use sauti::tts::normalize;
+use sauti::tts::pronunciation;
 
 #[derive(Debug, Subcommand)]
 pub enum TextCommand {
@@ -21,6 +21,10 @@ pub enum TextCommand {
         /// A lexicon file to use instead of the built-in config/lexicon.toml.
         #[arg(long)]
         lexicon: Option<PathBuf>,
+        /// A pronunciation dictionary laid over the lexicon (JSON rules, W3C PLS or lexicon TOML); repeat it
+        /// for several, later ones overriding earlier ones.
+        #[arg(long = "dictionary", value_name = "FILE")]
+        dictionaries: Vec<PathBuf>,
     },
     /// Print the phonemes (IPA), syllables (.), stress (ˈ) and phrase breaks (| ‖, ↗ for a question rise).
     ///
@@ -32,22 +36,43 @@ pub enum TextCommand {
         /// A lexicon file to use instead of the built-in config/lexicon.toml.
         #[arg(long)]
         lexicon: Option<PathBuf>,
+        /// A pronunciation dictionary laid over the lexicon (JSON rules, W3C PLS or lexicon TOML); repeat it
+        /// for several, later ones overriding earlier ones.
+        #[arg(long = "dictionary", value_name = "FILE")]
+        dictionaries: Vec<PathBuf>,
     },
 }
 
 pub fn run(command: TextCommand) -> anyhow::Result<()> {
     match command {
-        TextCommand::Normalize { text, lexicon } => {
-            let lexicon = load_lexicon(lexicon)?;
-            println!("{}", normalize::normalize_with(&text, &lexicon));
+        TextCommand::Normalize {
+            text,
+            lexicon,
+            dictionaries,
+        } => {
+            let lexicon = with_dictionaries(load_lexicon(lexicon)?, &dictionaries)?;
+            println!("{}", lexicon.normalize(&text));
         }
-        TextCommand::Phonemes { text, lexicon } => {
-            let lexicon = load_lexicon(lexicon)?;
-            let normalized = normalize::normalize_with(&text, &lexicon);
+        TextCommand::Phonemes {
+            text,
+            lexicon,
+            dictionaries,
+        } => {
+            let lexicon = with_dictionaries(load_lexicon(lexicon)?, &dictionaries)?;
+            let normalized = lexicon.normalize(&text);
             println!("{}", g2p::transcribe(&normalized, &lexicon));
         }
     }
     Ok(())
+}
+
+/// `lexicon` with the rules of each dictionary file laid over it, in order.
+pub fn with_dictionaries(mut lexicon: Lexicon, files: &[PathBuf]) -> anyhow::Result<Lexicon> {
+    for file in files {
+        let rules = pronunciation::file::load(file)?;
+        pronunciation::apply(&mut lexicon, &rules).with_context(|| file.display().to_string())?;
+    }
+    Ok(lexicon)
 }
 
 /// The built-in lexicon, or a file given on the command line.

@@ -13,7 +13,7 @@ use sauti::tts::catalog::load_configured;
 use sauti::tts::voices::{BARAKA, ZURI};
 use sauti::tts::{EmbeddedVoice, VoiceSettings};
 
-use super::text::load_lexicon;
+use super::text::{load_lexicon, with_dictionaries};
 
 /// Synthesise Swahili text to a 16 kHz mono WAV file.
 #[derive(Debug, Args)]
@@ -50,13 +50,16 @@ pub struct TtsArgs {
     /// A lexicon file to use instead of the built-in config/lexicon.toml.
     #[arg(long)]
     lexicon: Option<PathBuf>,
+    /// A pronunciation dictionary laid over the lexicon (JSON rules, W3C PLS or lexicon TOML); repeatable.
+    #[arg(long = "dictionary", value_name = "FILE")]
+    dictionaries: Vec<PathBuf>,
     /// A configuration file (as `serve --config`) declaring neural voices and where models live.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
 
 pub fn run(args: TtsArgs) -> anyhow::Result<()> {
-    let lexicon = load_lexicon(args.lexicon.clone())?;
+    let lexicon = with_dictionaries(load_lexicon(args.lexicon.clone())?, &args.dictionaries)?;
     let voice = match args.voice.as_str() {
         ZURI => EmbeddedVoice::zuri(),
         BARAKA => EmbeddedVoice::baraka(),

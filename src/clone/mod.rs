@@ -106,11 +106,14 @@ impl Synthesizer for ClonedVoice {
         piece: &str,
         index: usize,
         settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
     ) -> Result<Vec<f32>, TtsError> {
-        Ok(self.convert(
-            self.voice
-                .synthesize_piece(piece, index, &self.adjusted(settings)?)?,
-        ))
+        Ok(self.convert(self.voice.synthesize_piece(
+            piece,
+            index,
+            &self.adjusted(settings)?,
+            lexicon,
+        )?))
     }
 
     fn engine(&self) -> &'static str {

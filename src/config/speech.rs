@@ -19,6 +19,11 @@ pub struct TtsSettings {
     /// Workers one API key may hold at once (its other requests wait their turn while other keys' requests
     /// run); 0 = all but one (at least one).
     pub workers_per_key: usize,
+    /// A server-wide pronunciation lexicon laid over the shipped one (JSON rules, W3C PLS or lexicon TOML);
+    /// empty: none. A file that does not read stops start-up with the line at fault.
+    pub lexicon_path: PathBuf,
+    /// Pronunciation dictionaries one API key may have.
+    pub max_dictionaries_per_key: usize,
     /// Neural voices (`[[tts.voices]]`), listed after the two built-in ones.
     pub voices: Vec<VoiceSettingsEntry>,
 }
@@ -106,6 +111,8 @@ impl Default for TtsSettings {
             workers: 2,
             queue: 32,
             workers_per_key: 0,
+            lexicon_path: PathBuf::new(),
+            max_dictionaries_per_key: 100,
             voices: VoiceSettingsEntry::shipped(),
         }
     }

@@ -36,6 +36,10 @@ pub struct ConverseRequest {
     /// A conversation to continue.
     #[serde(default)]
     pub session_id: Option<String>,
+    /// Up to 3 pronunciation dictionaries of this key the reply is read with, in order.
+    #[serde(default)]
+    #[schema(max_items = 3)]
+    pub pronunciation_dictionary_locators: Vec<crate::dictionaries::Locator>,
 }
 
 /// The spec §2.7 agent turn result, with the session, timings and request id.
@@ -58,7 +62,7 @@ pub struct ConverseResponse {
     request_body = ConverseRequest,
     responses(
         (status = 200, description = "The reply, spoken", body = ConverseResponse),
-        (status = 404, description = "No such voice, or no such session for this key (expired or never started)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice or pronunciation dictionary, or no such session for this key (expired or never started)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "Empty or too long text, or an unknown scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "The dialogue backend failed and no fallback is configured, or synthesis is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -78,7 +82,8 @@ pub async fn converse(
             "`text` exceeds the maximum length of {max} characters"
         )));
     }
-    let request = agent_request(
+    let locators = request.pronunciation_dictionary_locators;
+    let mut request = agent_request(
         &state,
         &caller,
         request.scenario,
@@ -86,6 +91,10 @@ pub async fn converse(
         request.session_id,
         request.text,
     )?;
+    request.pronunciation = state
+        .dictionaries
+        .resolve(&caller.key_id, &locators)
+        .await?;
     let turn = state.graph.agent.converse(request.clone()).await?;
     Ok(Json(respond(request, turn, &headers)))
 }
@@ -111,6 +120,7 @@ fn agent_request(
         session_id,
         text,
         voice_id,
+        pronunciation: None,
     })
 }
 
@@ -141,7 +151,7 @@ fn respond(request: AgentRequest, turn: AgentTurn, headers: &HeaderMap) -> Conve
     responses(
         (status = 200, description = "The reply, spoken; `user_text` is the transcript and `timings_ms.asr` the recognition time", body = ConverseResponse),
         (status = 400, description = "A malformed multipart body", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 404, description = "No such voice, or no such session for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice or pronunciation dictionary, or no such session for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 413, description = "The audio is larger than 25 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -156,11 +166,16 @@ pub async fn converse_audio(
 ) -> Result<Json<ConverseResponse>, ApiError> {
     let limit = state.settings.asr.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
-    let mut form =
-        upload::read_form(multipart, limit, &["scenario", "voice_id", "session_id"]).await?;
+    let fields = [
+        "scenario",
+        "voice_id",
+        "session_id",
+        "pronunciation_dictionary_locators",
+    ];
+    let mut form = upload::read_form(multipart, limit, &fields).await?;
     // Validation first (fields, then the audio), availability after.
     let field = |name: &str| form.field(name).map(str::to_string);
-    let request = agent_request(
+    let mut request = agent_request(
         &state,
         &caller,
         field("scenario"),
@@ -168,6 +183,19 @@ pub async fn converse_audio(
         field("session_id"),
         String::new(),
     )?;
+    let locators: Vec<crate::dictionaries::Locator> =
+        match form.field("pronunciation_dictionary_locators") {
+            None => Vec::new(),
+            Some(json) => serde_json::from_str(json).map_err(|e| {
+                ApiError::unprocessable(format!(
+                    "`pronunciation_dictionary_locators` is not a JSON array of locators: {e}"
+                ))
+            })?,
+        };
+    request.pronunciation = state
+        .dictionaries
+        .resolve(&caller.key_id, &locators)
+        .await?;
     // The scenario and session are the caller's to get right: checked before the audio is decoded or heard.
     state
         .graph

@@ -41,7 +41,7 @@ pub async fn clone_voice(
     let name = display_name(form.field("name"));
     let consent = form.field("consent").map(str::to_string);
     let source_sha256 = form
-        .audio
+        .file
         .as_ref()
         .map(|audio| hex(&Sha256::digest(&audio.bytes)))
         .unwrap_or_default();

@@ -17,6 +17,7 @@ pub enum ErrorCode {
     SessionScenarioMismatch,
     VoiceLimitReached,
     VoiceNotDeletable,
+    DictionaryLimitReached,
     AudioGone,
     PayloadTooLarge,
     UnsupportedMediaType,
@@ -51,7 +52,7 @@ struct Entry {
 
 impl ErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [ErrorCode; 31] = [
+    pub const ALL: [ErrorCode; 32] = [
         Self::BadRequest,
         Self::Unauthorized,
         Self::NotFound,
@@ -62,6 +63,7 @@ impl ErrorCode {
         Self::SessionScenarioMismatch,
         Self::VoiceLimitReached,
         Self::VoiceNotDeletable,
+        Self::DictionaryLimitReached,
         Self::AudioGone,
         Self::PayloadTooLarge,
         Self::UnsupportedMediaType,
@@ -95,7 +97,7 @@ impl ErrorCode {
         match self {
             Self::BadRequest => entry("bad_request", 400, None, "the body or query could not be read (malformed JSON or form)"),
             Self::Unauthorized => entry("unauthorized", 401, None, "no API key, or one this server does not know (or has revoked)"),
-            Self::NotFound => entry("not_found", 404, None, "no such path, voice, job or session for this key"),
+            Self::NotFound => entry("not_found", 404, None, "no such path, voice, job, session or pronunciation dictionary for this key"),
             Self::MethodNotAllowed => entry("method_not_allowed", 405, None, "the path does not take this method"),
             Self::RequestTimeout => entry("request_timeout", 408, None, "the request body stopped arriving for `server.body_timeout_seconds`"),
             Self::JobNotComplete => entry("job_not_complete", 409, None, "the job's audio was asked for before the job succeeded"),
@@ -103,6 +105,7 @@ impl ErrorCode {
             Self::SessionScenarioMismatch => entry("session_scenario_mismatch", 409, None, "a session continued with another scenario than the one it began with"),
             Self::VoiceLimitReached => entry("voice_limit_reached", 409, None, "the key already has `clone.max_voices_per_key` cloned voices"),
             Self::VoiceNotDeletable => entry("voice_not_deletable", 409, None, "a built-in or configured voice cannot be deleted"),
+            Self::DictionaryLimitReached => entry("dictionary_limit_reached", 409, None, "the key already has `tts.max_dictionaries_per_key` pronunciation dictionaries"),
             Self::AudioGone => entry("audio_gone", 410, None, "a succeeded job's audio is no longer stored"),
             Self::PayloadTooLarge => entry("payload_too_large", 413, None, "the body, or one part of a form, is larger than the endpoint accepts"),
             Self::UnsupportedMediaType => entry("unsupported_media_type", 415, None, "the body is not of the documented content type"),

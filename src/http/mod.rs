@@ -5,6 +5,7 @@ mod agent;
 pub mod auth;
 mod cloning;
 pub mod codes;
+mod dictionaries;
 mod download;
 pub mod edge;
 mod extract;
@@ -50,6 +51,8 @@ pub struct AppState {
     pub graph: Graph,
     /// The API keys (for `/metrics` behind a key).
     pub keys: KeyRing,
+    /// The keys' pronunciation dictionaries.
+    pub dictionaries: crate::dictionaries::Dictionaries,
     /// Permits to decode an upload: decoding is admitted like any other work, before it allocates.
     pub decoders: Arc<tokio::sync::Semaphore>,
 }
@@ -61,6 +64,7 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(recognition::speech_to_text))
         .routes(routes!(agent::converse_audio))
         .routes(routes!(cloning::clone_voice))
+        .routes(routes!(dictionaries::add_from_file))
         .layer(DefaultBodyLimit::disable());
     let v1 = OpenApiRouter::new()
         .routes(routes!(speech::text_to_speech))
@@ -70,6 +74,10 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(voices::list))
         .routes(routes!(voices::get, cloning::delete_voice))
         .routes(routes!(agent::converse))
+        .routes(routes!(dictionaries::list, dictionaries::create))
+        .routes(routes!(dictionaries::add_from_rules))
+        .routes(routes!(dictionaries::get, dictionaries::delete))
+        .routes(routes!(dictionaries::download))
         .merge(uploads);
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(health::healthz))

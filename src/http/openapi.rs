@@ -76,6 +76,9 @@ pub struct ConverseAudioForm {
     pub voice_id: Option<String>,
     /// A conversation to continue (as in the text mode).
     pub session_id: Option<String>,
+    /// Pronunciation dictionaries the reply is read with, as a JSON array of locators (as in the text mode).
+    #[schema(example = r#"[{"pronunciation_dictionary_id": "pd_3f9a1c2e7b5d4a60b1c2d3e4"}]"#)]
+    pub pronunciation_dictionary_locators: Option<String>,
 }
 
 /// A WAV file.
@@ -104,8 +107,8 @@ impl Modify for ApiKeyScheme {
 #[openapi(
     info(
         title = "sauti — Swahili speech API",
-        description = "Text-to-speech, asynchronous synthesis jobs, voices, speech recognition, voice cloning and a \
-                       voice agent for Swahili. Every /v1 response carries X-RateLimit-Limit, X-RateLimit-Remaining \
+        description = "Text-to-speech, asynchronous synthesis jobs, voices, pronunciation dictionaries, speech \
+                       recognition, voice cloning and a voice agent for Swahili. Every /v1 response carries X-RateLimit-Limit, X-RateLimit-Remaining \
                        and X-RateLimit-Reset; a 429 also carries Retry-After. Every response carries X-Request-Id. \
                        Errors are application/problem+json.",
         license(name = "See the project README")
@@ -118,6 +121,7 @@ impl Modify for ApiKeyScheme {
         (name = "voices", description = "The voices of this server"),
         (name = "recognition", description = "Speech recognition"),
         (name = "cloning", description = "Voice cloning (beta)"),
+        (name = "pronunciation", description = "Pronunciation dictionaries: aliases and IPA rules a synthesis can name"),
         (name = "agent", description = "The voice agent (beta)"),
         (name = "operations", description = "Health, readiness, metrics and this document")
     )

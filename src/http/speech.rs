@@ -12,7 +12,9 @@ use super::problem::ApiError;
 use super::synthesis_body::SynthesisBody;
 use super::AppState;
 use crate::actors::jobs::NewJob;
+use crate::dictionaries::Locator;
 use crate::storage::{JobRecord, JobStatus};
+use crate::tts::pronunciation::Rule;
 use crate::tts::VoiceSettings;
 
 /// Longest text of `POST /v1/text-to-speech` (spec §8).
@@ -35,6 +37,10 @@ pub struct TtsRequest {
     /// Optional voice settings; omitted members take their defaults.
     #[serde(default)]
     pub voice_settings: Option<VoiceSettings>,
+    /// Up to 3 pronunciation dictionaries of this key, applied in order over the server's lexicon.
+    #[serde(default)]
+    #[schema(max_items = 3)]
+    pub pronunciation_dictionary_locators: Vec<Locator>,
 }
 
 /// 202 body for a created job.
@@ -90,8 +96,8 @@ fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
     responses(
         (status = 200, description = "The audio", body = crate::http::synthesis_body::SynthesisResult),
         (status = 202, description = "Longer than 2,000 characters: queued as a job", body = JobCreated),
-        (status = 404, description = "No such voice", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "Empty or too long text, or voice settings out of range", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice, or no such pronunciation dictionary (or version) for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, voice settings out of range, or more than 3 dictionary locators", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 507, description = "The server's disk is full: a job cannot be queued (insufficient_storage, Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
@@ -106,13 +112,19 @@ pub async fn text_to_speech(
     }
     let chars = check_text(&request.text, TTS_MAX_CHARS)?;
     let settings = settings(request.voice_settings)?;
+    let locators = &request.pronunciation_dictionary_locators;
+    let rules = state
+        .dictionaries
+        .rules_for(&caller.key_id, locators)
+        .await?;
     if chars > TTS_SYNC_MAX_CHARS {
-        return queue_job(&state, caller, request.text, voice_id, settings).await;
+        return queue_job(&state, caller, request.text, voice_id, settings, rules).await;
     }
+    let lexicon = state.dictionaries.reading(rules).await?;
     let samples = state
         .graph
         .tts
-        .synthesize(&caller.key_id, &voice_id, &request.text, settings)
+        .synthesize(&caller.key_id, &voice_id, &request.text, settings, lexicon)
         .await?;
     // Encoded chunk by chunk as the connection sends it (synthesis_body).
     let body = SynthesisBody::new(samples.len(), chars, &voice_id);
@@ -144,6 +156,11 @@ pub struct JobRequest {
     /// Voice settings.
     #[serde(default)]
     pub voice_settings: Option<VoiceSettings>,
+    /// Up to 3 pronunciation dictionaries of this key, applied in order; the job keeps their rules, so
+    /// deleting a dictionary later does not change it.
+    #[serde(default)]
+    #[schema(max_items = 3)]
+    pub pronunciation_dictionary_locators: Vec<Locator>,
 }
 
 /// `POST /v1/tts/jobs` → 202.
@@ -151,8 +168,8 @@ pub struct JobRequest {
     request_body = JobRequest,
     responses(
         (status = 202, description = "Queued", body = JobCreated),
-        (status = 404, description = "No such voice", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "Empty or too long text, or bad settings", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice, or no such pronunciation dictionary (or version) for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, bad settings, or more than 3 dictionary locators", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 429, description = "Too many requests, or too many unfinished jobs for this key (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 507, description = "The server's disk is full: a job cannot be queued (insufficient_storage, Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -164,10 +181,15 @@ pub async fn create_job(
 ) -> Result<Response, ApiError> {
     check_text(&request.text, state.settings.jobs.max_chars)?;
     let settings = settings(request.voice_settings)?;
+    let locators = &request.pronunciation_dictionary_locators;
+    let rules = state
+        .dictionaries
+        .rules_for(&caller.key_id, locators)
+        .await?;
     let voice_id = request
         .voice_id
         .unwrap_or_else(|| state.settings.tts.default_voice.clone());
-    queue_job(&state, caller, request.text, voice_id, settings).await
+    queue_job(&state, caller, request.text, voice_id, settings, rules).await
 }
 
 /// Queue a job for the caller and answer 202 with its id, status and creation time.
@@ -177,12 +199,14 @@ async fn queue_job(
     text: String,
     voice_id: String,
     settings: VoiceSettings,
+    pronunciation: Vec<Rule>,
 ) -> Result<Response, ApiError> {
     let job = NewJob {
         owner: caller.key_id,
         text,
         voice_id,
         settings,
+        pronunciation,
     };
     let record = state.graph.jobs.create(job).await?;
     Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&record))).into_response())

@@ -60,23 +60,25 @@ impl<S: Send + Sync> FromRequest<S> for ApiMultipart {
     }
 }
 
-/// The uploaded audio file.
+/// The uploaded file (the audio, or a dictionary file).
 #[derive(Debug)]
-pub struct AudioPart {
+pub struct FilePart {
     /// Its bytes.
     pub bytes: Vec<u8>,
     /// The part's declared media type.
     pub content_type: Option<String>,
 }
 
-/// A read form: the audio and the text fields that were asked for.
+/// A read form: the file and the text fields that were asked for.
 #[derive(Debug, Default)]
 pub struct Form {
-    /// The `audio` part.
-    pub audio: Option<AudioPart>,
+    /// The file part (`audio`, or the part the endpoint names).
+    pub file: Option<FilePart>,
+    /// The file part's file name, if the client gave one.
+    pub file_name: Option<String>,
     /// Text fields by name.
     pub fields: HashMap<String, String>,
-    /// The name of a file part that is not `audio` (the audio sent under another name, say `file`).
+    /// The name of another file part (the file sent under another name, say `file` for `audio`).
     pub other_file: Option<String>,
 }
 
@@ -92,22 +94,33 @@ impl Form {
 
 /// Refuse at once (before reading the body) an upload whose declared length cannot fit.
 pub fn check_declared_length(headers: &HeaderMap, audio_limit: usize) -> Result<(), ApiError> {
+    check_declared_length_of(headers, audio_limit, "audio")
+}
+
+/// [`check_declared_length`] for a file of another kind (`what` names it in the refusal).
+pub fn check_declared_length_of(
+    headers: &HeaderMap,
+    limit: usize,
+    what: &str,
+) -> Result<(), ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     match declared {
-        Some(length) if length > (audio_limit + FORM_OVERHEAD) as u64 => {
-            Err(too_large(audio_limit))
-        }
+        Some(length) if length > (limit + FORM_OVERHEAD) as u64 => Err(too_large(limit, what)),
         _ => Ok(()),
     }
 }
 
-fn too_large(audio_limit: usize) -> ApiError {
+fn too_large(limit: usize, what: &str) -> ApiError {
+    let size = if limit >= 1024 * 1024 {
+        format!("{} MB", limit / (1024 * 1024))
+    } else {
+        format!("{} KiB", limit / 1024)
+    };
     ApiError::too_large(format!(
-        "the upload is larger than the limit of {} MB ({audio_limit} bytes) of audio",
-        audio_limit / (1024 * 1024)
+        "the upload is larger than the limit of {size} ({limit} bytes) of {what}"
     ))
 }
 
@@ -123,10 +136,22 @@ fn malformed(error: MultipartError) -> ApiError {
 
 /// Read the form: the `audio` part (at most `audio_limit` bytes) and the text fields named in `fields`.
 pub async fn read_form(
-    ApiMultipart(mut multipart): ApiMultipart,
+    multipart: ApiMultipart,
     audio_limit: usize,
     fields: &[&str],
 ) -> Result<Form, ApiError> {
+    read_form_with(multipart, ("audio", "audio"), audio_limit, fields).await
+}
+
+/// Read the form: the file part `part` (`(name, what it holds)`, at most `limit` bytes) and the text fields
+/// named in `fields`.
+pub async fn read_form_with(
+    ApiMultipart(mut multipart): ApiMultipart,
+    (part_name, what): (&str, &str),
+    limit: usize,
+    fields: &[&str],
+) -> Result<Form, ApiError> {
+    let audio_limit = limit;
     let mut form = Form::default();
     let mut other_bytes = 0usize;
     let mut parts = 0usize;
@@ -138,13 +163,14 @@ pub async fn read_form(
             )));
         }
         let name = part.name().unwrap_or_default().to_string();
-        if name == "audio" {
-            if form.audio.is_some() {
-                return Err(ApiError::unprocessable(
-                    "the form has more than one `audio` part",
-                ));
+        if name == part_name {
+            if form.file.is_some() {
+                return Err(ApiError::unprocessable(format!(
+                    "the form has more than one `{part_name}` part"
+                )));
             }
             let content_type = part.content_type().map(str::to_string);
+            form.file_name = part.file_name().map(str::to_string);
             // Chunks are kept as they come (exact-size copies, no doubling buffer) and joined once the part is
             // complete and within the limit: a refused upload never holds more than the limit.
             let mut chunks: Vec<axum::body::Bytes> = Vec::new();
@@ -152,7 +178,7 @@ pub async fn read_form(
             while let Some(chunk) = part.chunk().await.map_err(malformed)? {
                 size += chunk.len();
                 if size > audio_limit {
-                    return Err(too_large(audio_limit));
+                    return Err(too_large(audio_limit, what));
                 }
                 chunks.push(axum::body::Bytes::copy_from_slice(&chunk));
             }
@@ -160,14 +186,14 @@ pub async fn read_form(
             for chunk in chunks {
                 bytes.extend_from_slice(&chunk);
             }
-            form.audio = Some(AudioPart {
+            form.file = Some(FilePart {
                 bytes,
                 content_type,
             });
             continue;
         }
         if part.file_name().is_some() {
-            // A file under another name: read past (within the audio limit) and named if `audio` is missing.
+            // A file under another name: read past (within the limit) and named if the file part is missing.
             let mut size = 0usize;
             while let Some(chunk) = part.chunk().await.map_err(malformed)? {
                 size += chunk.len();
@@ -187,7 +213,7 @@ pub async fn read_form(
             other_bytes += chunk.len();
             if other_bytes > FORM_OVERHEAD {
                 return Err(ApiError::too_large(format!(
-                    "the form's text parts (`{name}` and those before it) are larger than {} KiB; only the `audio` file part may be large",
+                    "the form's text parts (`{name}` and those before it) are larger than {} KiB; only the `{part_name}` file part may be large",
                     FORM_OVERHEAD / 1024
                 )));
             }
@@ -212,8 +238,8 @@ pub async fn read_form(
 /// The audio part, or 422 when the form has none (or an empty one, or one declared as something other than
 /// audio). Browsers label WebM recordings `video/webm` and some clients send `application/octet-stream`; both
 /// are accepted, and the bytes decide.
-pub fn require_audio(form: &mut Form) -> Result<AudioPart, ApiError> {
-    let audio = form.audio.take().ok_or_else(|| match &form.other_file {
+pub fn require_audio(form: &mut Form) -> Result<FilePart, ApiError> {
+    let audio = form.file.take().ok_or_else(|| match &form.other_file {
         Some(name) => ApiError::unprocessable(format!(
             "the form has no `audio` file part: the file came in a part named `{name}`; name that part `audio`"
         )),

@@ -3,6 +3,7 @@
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{now_rfc3339, unix_now, StorageError};
+use crate::tts::pronunciation::Rule;
 use crate::tts::VoiceSettings;
 
 /// Where a job is in its lifecycle (spec §3.1).
@@ -66,6 +67,9 @@ pub struct JobRecord {
     pub error: Option<String>,
     /// Seconds of audio, once succeeded.
     pub audio_seconds: Option<f64>,
+    /// The pronunciation rules of the dictionaries the job was created with, in order (kept with the job, so
+    /// a dictionary deleted later does not change what a queued job says).
+    pub pronunciation: Vec<Rule>,
 }
 
 impl JobRecord {
@@ -83,13 +87,35 @@ impl JobRecord {
             progress: 0.0,
             error: None,
             audio_seconds: None,
+            pronunciation: Vec::new(),
         }
+    }
+
+    /// The same job, read with these pronunciation rules.
+    pub fn with_pronunciation(mut self, rules: Vec<Rule>) -> Self {
+        self.pronunciation = rules;
+        self
     }
 }
 
-const COLUMNS: &str = "id, owner, status, text, voice_id, settings, created_at, completed_at, progress, error, audio_seconds";
+/// Add the columns later versions introduced to a database made by an earlier one.
+pub fn migrate(c: &Connection) -> Result<(), StorageError> {
+    let has_pronunciation: bool = c.query_row(
+        "SELECT COUNT(*) FROM pragma_table_info('jobs') WHERE name = 'pronunciation'",
+        [],
+        |r| r.get::<_, i64>(0).map(|n| n > 0),
+    )?;
+    if !has_pronunciation {
+        c.execute_batch("ALTER TABLE jobs ADD COLUMN pronunciation TEXT;")?;
+    }
+    Ok(())
+}
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(JobRecord, String, String)> {
+const COLUMNS: &str = "id, owner, status, text, voice_id, settings, created_at, completed_at, progress, error, audio_seconds, pronunciation";
+
+type Row = (JobRecord, String, String, Option<String>);
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     let record = JobRecord {
         id: r.get(0)?,
         owner: r.get(1)?,
@@ -102,16 +128,19 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(JobRecord, String, String)> {
         progress: r.get(8)?,
         error: r.get(9)?,
         audio_seconds: r.get(10)?,
+        pronunciation: Vec::new(),
     };
-    Ok((record, r.get(2)?, r.get(5)?))
+    Ok((record, r.get(2)?, r.get(5)?, r.get(11)?))
 }
 
-fn decode(
-    (mut record, status, settings): (JobRecord, String, String),
-) -> Result<JobRecord, StorageError> {
+fn decode((mut record, status, settings, pronunciation): Row) -> Result<JobRecord, StorageError> {
     record.status = JobStatus::parse(&status)?;
     record.settings =
         serde_json::from_str(&settings).map_err(|e| StorageError::Corrupt(e.to_string()))?;
+    if let Some(rules) = pronunciation {
+        record.pronunciation =
+            serde_json::from_str(&rules).map_err(|e| StorageError::Corrupt(e.to_string()))?;
+    }
     Ok(record)
 }
 
@@ -119,9 +148,17 @@ fn decode(
 pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
     let settings =
         serde_json::to_string(&job.settings).map_err(|e| StorageError::Corrupt(e.to_string()))?;
+    let pronunciation = if job.pronunciation.is_empty() {
+        None
+    } else {
+        Some(
+            serde_json::to_string(&job.pronunciation)
+                .map_err(|e| StorageError::Corrupt(e.to_string()))?,
+        )
+    };
     c.execute(
-        "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix, pronunciation)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             job.id,
             job.owner,
@@ -130,7 +167,8 @@ pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
             job.voice_id,
             settings,
             job.created_at,
-            unix_now()
+            unix_now(),
+            pronunciation
         ],
     )?;
     entered(match job.status {

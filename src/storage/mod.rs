@@ -1,7 +1,9 @@
-//! Persistence: one SQLite database in the data directory (jobs, API keys) and job audio files written
-//! atomically beside it. Every database call runs on a blocking thread.
+//! Persistence: one SQLite database in the data directory (jobs, API keys, cloned voices, pronunciation
+//! dictionaries) and job audio files written atomically beside it. Every database call runs on a blocking
+//! thread.
 
 mod artifacts;
+mod dictionaries;
 mod jobs;
 mod keys;
 pub mod space;
@@ -13,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::Connection;
 
 pub use artifacts::ArtifactStore;
+pub use dictionaries::DictionaryRecord;
 pub use jobs::{JobRecord, JobStatus};
 pub use keys::{hash_key, key_id, KeyRecord};
 pub use voices::ClonedVoiceRecord;
@@ -98,6 +101,8 @@ impl Database {
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         connection.execute_batch(SCHEMA)?;
         connection.execute_batch(voices::SCHEMA)?;
+        connection.execute_batch(dictionaries::SCHEMA)?;
+        jobs::migrate(&connection)?;
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
             data_dir: data_dir.to_path_buf(),
@@ -198,7 +203,48 @@ pub mod voice_queries {
     pub use super::voices::{all, count_of, delete, insert, insert_within};
 }
 
+/// Pronunciation dictionary table operations, for [`crate::dictionaries`].
+pub mod dictionary_queries {
+    pub use super::dictionaries::{count_of, delete, get, insert_within, list};
+}
+
 /// Key table operations, for start-up and `sauti keys`.
 pub mod key_queries {
     pub use super::keys::{any, check_name, data_version, insert, list, revoke, MAX_NAME_CHARS};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_of_an_earlier_version_gains_the_job_pronunciation_column() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            // The jobs table as it was before pronunciation dictionaries, with a queued job in it.
+            let old = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
+            old.execute_batch(SCHEMA).unwrap();
+            old.execute(
+                "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix)
+                 VALUES ('job_old', 'k', 'queued', 'Habari', 'zuri', '{}', '2026-01-01T00:00:00Z', 1)",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Database::open(dir.path()).unwrap();
+        let rules = vec![crate::tts::pronunciation::Rule::alias("Sheng", "shengi")];
+        db.run_blocking(|c| {
+            let old = job_queries::get(c, "job_old")?.expect("kept");
+            assert!(old.pronunciation.is_empty());
+            let job = JobRecord::new("k", "Sheng", "zuri", Default::default())
+                .with_pronunciation(rules.clone());
+            job_queries::insert(c, &job)?;
+            assert_eq!(job_queries::get(c, &job.id)?.unwrap().pronunciation, rules);
+            Ok(())
+        })
+        .unwrap();
+        drop(db);
+        // Opening again finds the column there and leaves it.
+        Database::open(dir.path()).unwrap();
+    }
 }

@@ -73,12 +73,22 @@ struct Cloned {
 pub struct VoiceRegistry {
     entries: Vec<Entry>,
     cloned: RwLock<Vec<Cloned>>,
+    /// The server's lexicon, which every voice reads with unless a request brings its own.
+    lexicon: Arc<Lexicon>,
 }
 
 impl VoiceRegistry {
-    /// The two built-in voices of the embedded synthesizer.
+    /// The two built-in voices of the embedded synthesizer, with the shipped lexicon.
     pub fn builtin() -> Self {
-        let mut registry = Self::default();
+        Self::builtin_with(Lexicon::embedded())
+    }
+
+    /// The two built-in voices, reading with `lexicon`.
+    fn builtin_with(lexicon: &Lexicon) -> Self {
+        let mut registry = Self {
+            lexicon: Arc::new(lexicon.clone()),
+            ..Self::default()
+        };
         let voice = |id: &str, name: &str, gender: &str, description: &str| VoiceInfo {
             voice_id: id.into(),
             name: name.into(),
@@ -100,7 +110,9 @@ impl VoiceRegistry {
                 "female",
                 "Built-in Swahili formant voice, higher pitch; no model files needed",
             ),
-            Ok(Arc::new(EmbeddedVoice::zuri())),
+            Ok(Arc::new(
+                EmbeddedVoice::zuri().with_lexicon(lexicon.clone()),
+            )),
         );
         registry.add(
             voice(
@@ -109,15 +121,22 @@ impl VoiceRegistry {
                 "male",
                 "Built-in Swahili formant voice, lower pitch; no model files needed",
             ),
-            Ok(Arc::new(EmbeddedVoice::baraka())),
+            Ok(Arc::new(
+                EmbeddedVoice::baraka().with_lexicon(lexicon.clone()),
+            )),
         );
         registry
+    }
+
+    /// The server's lexicon (the shipped one with the operator's `tts.lexicon_path` laid over it).
+    pub fn lexicon(&self) -> &Arc<Lexicon> {
+        &self.lexicon
     }
 
     /// The built-in voices and every configured neural voice (loaded now; a voice that cannot load is listed
     /// inactive with the reason, and the server still starts).
     pub fn from_settings(settings: &Settings, lexicon: &Lexicon) -> Self {
-        let mut registry = Self::builtin();
+        let mut registry = Self::builtin_with(lexicon);
         for voice in &settings.tts.voices {
             let loaded = load(voice, settings, lexicon);
             if let Err(reason) = &loaded {

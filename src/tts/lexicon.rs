@@ -1,6 +1,7 @@
 //! The pronunciation lexicon (`config/lexicon.toml`): respellings for the normaliser and exact phonemes for
 //! the G2P. The file shipped in the repository is compiled in; operators may load their own.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -45,6 +46,59 @@ pub struct Lexicon {
     spell_folded: HashMap<String, String>,
     /// Lowercased word → phonemes.
     phonemes: HashMap<String, Vec<Phoneme>>,
+    /// Keys that are not one word for the normaliser (several words, or punctuation inside), longest first.
+    phrases: Vec<Phrase>,
+    /// Words given phonemes by a rule laid over the lexicon → those phonemes in Swahili spelling, for voices
+    /// that read letters (the shipped `[phonemes]` entries are left to such voices' own reading).
+    letters: HashMap<String, String>,
+}
+
+/// A respelling of a phrase, replaced in the raw text before the normaliser runs.
+#[derive(Debug, Clone)]
+struct Phrase {
+    /// The key, runs of white space made one space.
+    key: String,
+    /// Whether it matches only as written.
+    exact: bool,
+    reading: String,
+}
+
+impl Phrase {
+    /// The byte length of the match at the start of `text`, if the phrase is there.
+    fn matches(&self, text: &str) -> Option<usize> {
+        let mut rest = text.chars().peekable();
+        let mut used = 0;
+        for k in self.key.chars() {
+            let c = rest.next()?;
+            used += c.len_utf8();
+            if k == ' ' {
+                if !c.is_whitespace() {
+                    return None;
+                }
+                while let Some(&w) = rest.peek().filter(|w| w.is_whitespace()) {
+                    used += w.len_utf8();
+                    rest.next();
+                }
+            } else if c != k && (self.exact || !c.to_lowercase().eq(k.to_lowercase())) {
+                return None;
+            }
+        }
+        Some(used)
+    }
+}
+
+/// Whether a key is written all in capitals (an acronym), which is matched only as written.
+fn is_acronym(key: &str) -> bool {
+    key.chars().any(|c| c.is_alphabetic())
+        && key
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .all(char::is_uppercase)
+}
+
+/// Whether the normaliser sees `key` as one word (what its lexicon step looks up).
+fn is_one_token(key: &str) -> bool {
+    re!(r"^\p{L}[\p{L}\p{N}]*(?:-\p{L}[\p{L}\p{N}]*)*$").is_match(key)
 }
 
 impl Lexicon {
@@ -61,12 +115,7 @@ impl Lexicon {
             toml::from_str(text).map_err(|e| LexiconError::Syntax(e.to_string()))?;
         let mut lexicon = Lexicon::default();
         for (word, reading) in file.spell {
-            let is_acronym = word.chars().any(|c| c.is_alphabetic())
-                && word
-                    .chars()
-                    .filter(|c| c.is_alphabetic())
-                    .all(char::is_uppercase);
-            if is_acronym {
+            if is_acronym(&word) {
                 lexicon.spell_exact.insert(word, reading);
             } else {
                 lexicon.spell_folded.insert(word.to_lowercase(), reading);
@@ -87,6 +136,130 @@ impl Lexicon {
         Ok(lexicon)
     }
 
+    /// The `[spell]` and `[phonemes]` tables of a lexicon file as rules, without checking them (for laying a
+    /// TOML file over another lexicon).
+    pub fn toml_rules(text: &str) -> Result<Vec<crate::tts::pronunciation::Rule>, LexiconError> {
+        use crate::tts::pronunciation::Rule;
+        let file: LexiconFile =
+            toml::from_str(text).map_err(|e| LexiconError::Syntax(e.to_string()))?;
+        let mut spell: Vec<_> = file.spell.into_iter().collect();
+        let mut phonemes: Vec<_> = file.phonemes.into_iter().collect();
+        spell.sort();
+        phonemes.sort();
+        let mut rules: Vec<Rule> = spell.iter().map(|(k, v)| Rule::alias(k, v)).collect();
+        rules.extend(phonemes.iter().map(|(k, v)| Rule::phoneme(k, v)));
+        Ok(rules)
+    }
+
+    /// Read `key` (a word or a phrase) as `reading`, over any earlier entry for it. Matched as written when
+    /// `case_sensitive`, in any case when not; by default only acronyms (all capitals) match as written.
+    pub fn add_alias(&mut self, key: &str, reading: &str, case_sensitive: Option<bool>) {
+        let key = key.split_whitespace().collect::<Vec<_>>().join(" ");
+        let exact = case_sensitive.unwrap_or_else(|| is_acronym(&key));
+        if is_one_token(&key) {
+            if exact {
+                self.spell_exact.insert(key, reading.to_string());
+            } else {
+                let folded = key.to_lowercase();
+                // A rule for any case overrides earlier ones for particular cases.
+                self.spell_exact.retain(|k, _| k.to_lowercase() != folded);
+                self.spell_folded.insert(folded, reading.to_string());
+            }
+            return;
+        }
+        let folded = key.to_lowercase();
+        self.phrases
+            .retain(|p| !(p.key == key || (!exact && p.key.to_lowercase() == folded)));
+        let at = self
+            .phrases
+            .iter()
+            .position(|p| p.key.chars().count() < key.chars().count())
+            .unwrap_or(self.phrases.len());
+        self.phrases.insert(
+            at,
+            Phrase {
+                key,
+                exact,
+                reading: reading.to_string(),
+            },
+        );
+    }
+
+    /// Say `key` with exactly `phonemes`, over any earlier entry for it; `word` is the key as the G2P sees it
+    /// (lowercase letters and apostrophes). The key is first respelled as that word, so that no earlier
+    /// respelling and no normaliser rule (acronyms, say) changes it before the G2P looks it up.
+    pub fn add_phonemes(&mut self, key: &str, word: &str, phonemes: Vec<Phoneme>) {
+        self.add_alias(key, word, Some(false));
+        self.letters
+            .insert(word.to_string(), super::g2p::spell(&phonemes));
+        self.phonemes.insert(word.to_string(), phonemes);
+    }
+
+    /// Replace the phrases this lexicon knows in raw text (whole words only), before the normaliser runs.
+    pub fn respell_phrases<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.phrases.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut previous: Option<char> = None;
+        let mut at = 0;
+        let mut changed = false;
+        while let Some(c) = text[at..].chars().next() {
+            let boundary_before = previous.is_none_or(|p| !p.is_alphanumeric());
+            let found = self.phrases.iter().find_map(|phrase| {
+                let starts_word = phrase.key.starts_with(char::is_alphanumeric);
+                if starts_word && !boundary_before {
+                    return None;
+                }
+                let length = phrase.matches(&text[at..])?;
+                let next = text[at + length..].chars().next();
+                let ends_word = phrase.key.ends_with(char::is_alphanumeric);
+                if ends_word && next.is_some_and(char::is_alphanumeric) {
+                    return None;
+                }
+                Some((length, phrase))
+            });
+            match found {
+                Some((length, phrase)) => {
+                    out.push_str(&phrase.reading);
+                    previous = text[at..at + length].chars().next_back();
+                    at += length;
+                    changed = true;
+                }
+                None => {
+                    out.push(c);
+                    previous = Some(c);
+                    at += c.len_utf8();
+                }
+            }
+        }
+        if changed {
+            Cow::Owned(out)
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+
+    /// Written Swahili → the words a voice says, with this lexicon: its phrases, then the normaliser.
+    pub fn normalize(&self, text: &str) -> String {
+        crate::tts::normalize::normalize_with(&self.respell_phrases(text), self)
+    }
+
+    /// Normalised words with every word a phoneme rule laid over this lexicon covers written in Swahili
+    /// spelling (from its phonemes), for voices that read letters rather than phonemes.
+    pub fn spell_phoneme_words<'a>(&self, words: &'a str) -> Cow<'a, str> {
+        if self.letters.is_empty() {
+            return Cow::Borrowed(words);
+        }
+        re!(r"[\p{L}']+").replace_all(words, |c: &regex::Captures| {
+            let word = c[0].to_lowercase();
+            match self.letters.get(word.trim_matches('\'')) {
+                Some(spelling) => spelling.clone(),
+                None => c[0].to_string(),
+            }
+        })
+    }
+
     /// How to spell `word` for the voice, if the lexicon says.
     pub fn spelling(&self, word: &str) -> Option<&str> {
         self.spell_exact
@@ -102,7 +275,7 @@ impl Lexicon {
 
     /// Number of entries, for start-up logs.
     pub fn len(&self) -> usize {
-        self.spell_exact.len() + self.spell_folded.len() + self.phonemes.len()
+        self.spell_exact.len() + self.spell_folded.len() + self.phonemes.len() + self.phrases.len()
     }
 
     /// Whether the lexicon has no entries.
@@ -134,6 +307,50 @@ mod tests {
             "acronym keys match exactly"
         );
         assert!(lexicon.phonemes("Kompyuta").is_some());
+    }
+
+    #[test]
+    fn phrases_match_whole_words_in_any_case_or_as_written() {
+        let mut lexicon = Lexicon::default();
+        lexicon.add_alias("Benki  Kuu", "bi kei", None);
+        lexicon.add_alias("C++", "si plasi plasi", None);
+        lexicon.add_alias("AT&T", "ei ti en ti", None);
+        assert_eq!(lexicon.respell_phrases("Ya benki\nkuu."), "Ya bi kei.");
+        assert_eq!(lexicon.respell_phrases("benki kuuu"), "benki kuuu");
+        assert_eq!(lexicon.respell_phrases("Abenki kuu"), "Abenki kuu");
+        assert_eq!(
+            lexicon.respell_phrases("Najua C++, AT&T"),
+            "Najua si plasi plasi, ei ti en ti"
+        );
+        assert_eq!(
+            lexicon.respell_phrases("at&t"),
+            "at&t",
+            "capitals match as written"
+        );
+        assert!(matches!(
+            lexicon.respell_phrases("hakuna"),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn letter_reading_voices_get_phoneme_rules_in_swahili_spelling() {
+        let mut lexicon = Lexicon::embedded().clone();
+        // The shipped [phonemes] entries are left alone ("benki" stays as written) …
+        assert_eq!(
+            lexicon.spell_phoneme_words("benki ya nairobi"),
+            "benki ya nairobi"
+        );
+        // … a rule laid over the lexicon is spelled out.
+        lexicon.add_phonemes(
+            "Nairobi",
+            "nairobi",
+            crate::tts::pronunciation::ipa::parse("ˈnɛ.rɔ.bi").unwrap(),
+        );
+        assert_eq!(
+            lexicon.spell_phoneme_words("benki ya nairobi"),
+            "benki ya nerobi"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod formant;
 pub mod g2p;
 pub mod lexicon;
 pub mod normalize;
+pub mod pronunciation;
 pub mod vits;
 pub mod voices;
 

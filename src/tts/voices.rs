@@ -3,7 +3,7 @@
 use super::formant::{FormantVoice, Preset};
 use super::g2p;
 use super::lexicon::Lexicon;
-use super::normalize::{normalize_with, split_pieces, PIECE_CHARS};
+use super::normalize::{split_pieces, PIECE_CHARS};
 use super::{TtsError, VoiceSettings};
 
 /// A voice that turns Swahili text into 16 kHz mono samples. Implementations are synchronous and CPU-bound:
@@ -23,16 +23,16 @@ pub trait Synthesizer: Send + Sync {
         Ok(vec![text.to_string()])
     }
 
-    /// Synthesise piece `index` of [`Synthesizer::pieces`] (empty audio is allowed for a piece).
+    /// Synthesise piece `index` of [`Synthesizer::pieces`] (empty audio is allowed for a piece), reading it
+    /// with `lexicon` in place of the voice's own when one is given (a request's pronunciation dictionaries
+    /// laid over the server's lexicon).
     fn synthesize_piece(
         &self,
         piece: &str,
         index: usize,
         settings: &VoiceSettings,
-    ) -> Result<Vec<f32>, TtsError> {
-        let _ = index;
-        self.synthesize(piece, settings)
-    }
+        lexicon: Option<&Lexicon>,
+    ) -> Result<Vec<f32>, TtsError>;
 }
 
 /// A built-in voice: text front end + formant synthesizer. Needs no files.
@@ -105,7 +105,7 @@ impl EmbeddedVoice {
         let mut spoke = false;
         let sentences = split_pieces(text, PIECE_CHARS);
         for (i, sentence) in sentences.iter().enumerate() {
-            let audio = self.sentence(sentence, settings, seed.wrapping_add(i as u64));
+            let audio = self.sentence(sentence, settings, seed.wrapping_add(i as u64), None);
             spoke |= !audio.is_empty();
             samples.extend(audio);
             progress(i + 1, sentences.len());
@@ -118,10 +118,17 @@ impl EmbeddedVoice {
 }
 
 impl EmbeddedVoice {
-    /// One sentence: normalise, transcribe, render.
-    fn sentence(&self, sentence: &str, settings: &VoiceSettings, seed: u64) -> Vec<f32> {
-        let words = normalize_with(sentence, &self.lexicon);
-        let utterance = g2p::transcribe(&words, &self.lexicon);
+    /// One sentence: normalise, transcribe, render (with `lexicon`, or the voice's own).
+    fn sentence(
+        &self,
+        sentence: &str,
+        settings: &VoiceSettings,
+        seed: u64,
+        lexicon: Option<&Lexicon>,
+    ) -> Vec<f32> {
+        let lexicon = lexicon.unwrap_or(&self.lexicon);
+        let words = lexicon.normalize(sentence);
+        let utterance = g2p::transcribe(&words, lexicon);
         self.voice.render(&utterance, settings, seed)
     }
 }
@@ -144,8 +151,9 @@ impl Synthesizer for EmbeddedVoice {
         piece: &str,
         index: usize,
         settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
     ) -> Result<Vec<f32>, TtsError> {
-        Ok(self.sentence(piece, settings, index as u64))
+        Ok(self.sentence(piece, settings, index as u64, lexicon))
     }
 
     fn engine(&self) -> &'static str {

@@ -107,6 +107,7 @@ async fn turn(
         &request.owner,
         &request.voice_id,
         &dialogue.reply.text,
+        request.pronunciation.clone(),
     )
     .await?;
     let tts_ms = spoken.elapsed().as_millis() as u64;
@@ -135,6 +136,7 @@ async fn speak(
     owner: &str,
     voice_id: &str,
     text: &str,
+    lexicon: Option<std::sync::Arc<crate::tts::lexicon::Lexicon>>,
 ) -> Result<(usize, String), AgentError> {
     let mut attempt = 0u32;
     loop {
@@ -146,6 +148,7 @@ async fn speak(
                 voice_id,
                 text,
                 VoiceSettings::default(),
+                lexicon.clone(),
                 move |samples| {
                     let wav = audio::encode_wav_16k(&samples);
                     let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));

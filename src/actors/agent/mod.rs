@@ -29,6 +29,9 @@ pub struct AgentRequest {
     pub text: String,
     /// Voice of the reply.
     pub voice_id: String,
+    /// The lexicon the reply is read with (the request's pronunciation dictionaries over the server's
+    /// lexicon); `None`: the voice's own.
+    pub pronunciation: Option<Arc<crate::tts::lexicon::Lexicon>>,
 }
 
 /// What an audio-mode turn heard: 16 kHz mono samples and their language.

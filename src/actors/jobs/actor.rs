@@ -198,7 +198,8 @@ async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> 
         return Err(JobsError::NoSpace(why));
     }
     let limit = state.args.settings.max_unfinished_per_key;
-    let record = JobRecord::new(&job.owner, &job.text, &job.voice_id, job.settings);
+    let record = JobRecord::new(&job.owner, &job.text, &job.voice_id, job.settings)
+        .with_pronunciation(job.pronunciation);
     let stored = record.clone();
     let inserted = state
         .args
@@ -253,6 +254,7 @@ fn pump(state: &mut JobsState) {
             continue;
         }
         let context = JobContext {
+            lexicon: Arc::clone(state.args.voices.lexicon()),
             db: state.args.db.clone(),
             artifacts: state.args.artifacts.clone(),
             tts: state.args.tts.clone(),

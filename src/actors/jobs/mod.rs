@@ -68,6 +68,8 @@ pub struct NewJob {
     pub voice_id: String,
     /// Voice settings.
     pub settings: VoiceSettings,
+    /// The rules of the pronunciation dictionaries it names, in order (empty: none).
+    pub pronunciation: Vec<crate::tts::pronunciation::Rule>,
 }
 
 /// The public face of the JobsActor.

@@ -19,6 +19,8 @@ const RECORD_TRIES: u32 = 5;
 
 /// What a runner needs.
 pub struct JobContext {
+    /// The server's lexicon, which a job's pronunciation rules are laid over.
+    pub lexicon: std::sync::Arc<crate::tts::lexicon::Lexicon>,
     pub db: Database,
     pub artifacts: ArtifactStore,
     pub tts: TtsHandle,
@@ -89,12 +91,19 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
     let started = std::time::Instant::now();
     tracing::info!(job_id = %job.id, "job running");
 
+    // The rules were checked when the job was created; a job whose rules no longer read fails with why.
+    let lexicon = if job.pronunciation.is_empty() {
+        None
+    } else {
+        let layered = crate::tts::pronunciation::layered(&context.lexicon, &job.pronunciation)
+            .map_err(|e| Outcome::Failed(format!("its pronunciation rules: {e}")))?;
+        Some(std::sync::Arc::new(layered))
+    };
     let pieces = split_pieces(&job.text, PIECE_CHARS);
     let mut samples: Vec<f32> = Vec::new();
     for (i, piece) in pieces.iter().enumerate() {
-        match synthesize_with_retry(&context.tts, &job.owner, &job.voice_id, piece, job.settings)
-            .await
-        {
+        let reading = lexicon.clone();
+        match synthesize_with_retry(&context.tts, &job, piece, reading).await {
             Ok(audio) => samples.extend(audio),
             Err(SynthesisError::Invalid(TtsError::NothingToSay)) => {}
             Err(error) => return Err(Outcome::Failed(error.to_string())),
@@ -158,17 +167,20 @@ async fn store_audio(context: &JobContext, id: &str, wav: Vec<u8>) -> Result<(),
     }
 }
 
-/// Synthesise a piece, waiting out a busy or restarting synthesizer.
+/// Synthesise a piece of `job`, waiting out a busy or restarting synthesizer.
 async fn synthesize_with_retry(
     tts: &TtsHandle,
-    owner: &str,
-    voice_id: &str,
+    job: &crate::storage::JobRecord,
     text: &str,
-    settings: crate::tts::VoiceSettings,
+    lexicon: Option<std::sync::Arc<crate::tts::lexicon::Lexicon>>,
 ) -> Result<Vec<f32>, SynthesisError> {
     let mut attempt = 0;
     loop {
-        match tts.synthesize(owner, voice_id, text, settings).await {
+        let reading = lexicon.clone();
+        match tts
+            .synthesize(&job.owner, &job.voice_id, text, job.settings, reading)
+            .await
+        {
             Err(SynthesisError::Actor(
                 ActorError::Busy { .. }
                 | ActorError::Restarting(_)

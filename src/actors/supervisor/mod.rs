@@ -73,7 +73,7 @@ impl Graph {
         let clone = CloneArgs {
             db: db.clone(),
             voices: Arc::clone(&voices),
-            lexicon: crate::tts::lexicon::Lexicon::embedded().clone(),
+            lexicon: (**voices.lexicon()).clone(),
             max_per_key: settings.clone.max_voices_per_key,
             base_voice: settings.clone.base_voice.clone(),
             method: settings.clone.method.clone(),

@@ -9,6 +9,7 @@ use super::{SynthesisError, Synthesised, Then};
 use crate::actors::admit;
 use crate::cancel::Cancel;
 use crate::tts::catalog::VoiceRegistry;
+use crate::tts::lexicon::Lexicon;
 use crate::tts::Synthesizer;
 use crate::tts::VoiceSettings;
 
@@ -24,6 +25,8 @@ pub enum ToTtsActor {
         text: String,
         /// Voice settings.
         settings: VoiceSettings,
+        /// The lexicon to read with in place of the voice's own (the request's pronunciation dictionaries).
+        lexicon: Option<Arc<Lexicon>>,
         /// Runs with the samples on the synthesis worker after the reply; `None` returns the samples instead.
         then: Option<Then>,
         /// Set when the caller stops waiting; the work stops at its next piece.
@@ -73,6 +76,7 @@ impl Actor for TtsActor {
             voice_id,
             text,
             settings,
+            lexicon,
             then,
             cancel,
             reply,
@@ -106,6 +110,7 @@ impl Actor for TtsActor {
             voice_id,
             text,
             settings,
+            lexicon,
             then,
             cancel,
             reply,
@@ -149,6 +154,7 @@ struct Job {
     voice_id: String,
     text: String,
     settings: VoiceSettings,
+    lexicon: Option<Arc<Lexicon>>,
     then: Option<Then>,
     cancel: Cancel,
     reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
@@ -159,15 +165,7 @@ impl Job {
     fn run(self, _admitted: OwnedSemaphorePermit) {
         let _finished = FinishedGuard;
         let started = std::time::Instant::now();
-        let outcome = synthesize(
-            &self.pool,
-            &self.owner,
-            &self.synthesizer,
-            &self.voice_id,
-            &self.text,
-            &self.settings,
-            &self.cancel,
-        );
+        let outcome = self.synthesize();
         if let Ok(samples) = &outcome {
             record(&self, samples.len(), started.elapsed().as_secs_f64());
         }
@@ -200,36 +198,40 @@ impl Job {
     }
 }
 
-/// Synthesise (over idle workers when there are any), turning a panic inside the synthesizer into an error
-/// for this request alone.
-fn synthesize(
-    pool: &WorkerPool,
-    owner: &str,
-    synthesizer: &Arc<dyn Synthesizer>,
-    voice_id: &str,
-    text: &str,
-    settings: &VoiceSettings,
-    cancel: &Cancel,
-) -> Result<Vec<f32>, SynthesisError> {
-    match spread::synthesize(pool, owner, synthesizer, text, settings, cancel) {
-        Ok(samples) => Ok(samples),
-        Err(Failure::Invalid(invalid)) => Err(SynthesisError::Invalid(invalid)),
-        Err(Failure::Cancelled) => {
-            metrics::counter!(crate::telemetry::metrics::CANCELLED_WORK, "actor" => "tts")
-                .increment(1);
-            tracing::info!(
-                voice_id,
-                "synthesis stopped: the caller went away or timed out"
-            );
-            Err(SynthesisError::Actor(crate::actors::ActorError::Timeout(
-                "tts",
-            )))
-        }
-        Err(Failure::Panicked) => {
-            tracing::error!(voice_id, "synthesizer panicked");
-            Err(SynthesisError::Engine(
-                "the synthesizer failed on this input".into(),
-            ))
+impl Job {
+    /// Synthesise (over idle workers when there are any), turning a panic inside the synthesizer into an error
+    /// for this request alone.
+    fn synthesize(&self) -> Result<Vec<f32>, SynthesisError> {
+        let voice_id = &self.voice_id;
+        let outcome = spread::synthesize(
+            &self.pool,
+            &self.owner,
+            &self.synthesizer,
+            &self.text,
+            &self.settings,
+            self.lexicon.as_ref(),
+            &self.cancel,
+        );
+        match outcome {
+            Ok(samples) => Ok(samples),
+            Err(Failure::Invalid(invalid)) => Err(SynthesisError::Invalid(invalid)),
+            Err(Failure::Cancelled) => {
+                metrics::counter!(crate::telemetry::metrics::CANCELLED_WORK, "actor" => "tts")
+                    .increment(1);
+                tracing::info!(
+                    voice_id,
+                    "synthesis stopped: the caller went away or timed out"
+                );
+                Err(SynthesisError::Actor(crate::actors::ActorError::Timeout(
+                    "tts",
+                )))
+            }
+            Err(Failure::Panicked) => {
+                tracing::error!(voice_id, "synthesizer panicked");
+                Err(SynthesisError::Engine(
+                    "the synthesizer failed on this input".into(),
+                ))
+            }
         }
     }
 }

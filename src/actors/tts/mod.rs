@@ -9,7 +9,10 @@ pub use actor::{ToTtsActor, TtsActor, TtsArgs};
 use std::time::Duration;
 
 use super::{ActorError, ActorSlot};
+use std::sync::Arc;
+
 use crate::cancel::Cancel;
+use crate::tts::lexicon::Lexicon;
 use crate::tts::{TtsError, VoiceSettings};
 
 /// Longest a caller waits for synthesis (queueing included).
@@ -67,33 +70,46 @@ impl TtsHandle {
         Self { slot }
     }
 
-    /// Synthesise `text` with a voice for `owner` (the API key whose share of the workers it uses); 16 kHz
-    /// mono samples.
+    /// Synthesise `text` with a voice for `owner` (the API key whose share of the workers it uses), read with
+    /// `lexicon` in place of the voice's own when given; 16 kHz mono samples.
     pub async fn synthesize(
         &self,
         owner: &str,
         voice_id: &str,
         text: &str,
         settings: VoiceSettings,
+        lexicon: Option<Arc<Lexicon>>,
     ) -> Result<Vec<f32>, SynthesisError> {
-        match self.call(owner, voice_id, text, settings, None).await? {
+        match self
+            .call(owner, voice_id, text, settings, lexicon, None)
+            .await?
+        {
             Synthesised::Samples(samples) => Ok(samples),
             Synthesised::Delivering { .. } => Err(mismatch()),
         }
     }
 
-    /// Synthesise, answer with the sample count as soon as synthesis succeeds, then run `then` with the samples
-    /// on the synthesis worker (which keeps its permit until `then` returns).
+    /// Synthesise (read with `lexicon` when given), answer with the sample count as soon as synthesis
+    /// succeeds, then run `then` with the samples on the synthesis worker (which keeps its permit until `then`
+    /// returns).
     pub async fn synthesize_then(
         &self,
         owner: &str,
         voice_id: &str,
         text: &str,
         settings: VoiceSettings,
+        lexicon: Option<Arc<Lexicon>>,
         then: impl FnOnce(Vec<f32>) + Send + 'static,
     ) -> Result<usize, SynthesisError> {
         match self
-            .call(owner, voice_id, text, settings, Some(Box::new(then)))
+            .call(
+                owner,
+                voice_id,
+                text,
+                settings,
+                lexicon,
+                Some(Box::new(then)),
+            )
             .await?
         {
             Synthesised::Delivering { samples } => Ok(samples),
@@ -107,6 +123,7 @@ impl TtsHandle {
         voice_id: &str,
         text: &str,
         settings: VoiceSettings,
+        lexicon: Option<Arc<Lexicon>>,
         then: Option<Then>,
     ) -> Result<Synthesised, SynthesisError> {
         let (owner, voice_id, text) = (owner.to_string(), voice_id.to_string(), text.to_string());
@@ -122,6 +139,7 @@ impl TtsHandle {
                     voice_id,
                     text,
                     settings,
+                    lexicon,
                     then,
                     cancel,
                     reply,

@@ -9,6 +9,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use super::pool::WorkerPool;
 use crate::cancel::Cancel;
+use crate::tts::lexicon::Lexicon;
 use crate::tts::{Synthesizer, TtsError, VoiceSettings};
 
 type Piece = Option<Result<Vec<f32>, Failure>>;
@@ -27,6 +28,7 @@ pub enum Failure {
 struct Shared {
     synthesizer: Arc<dyn Synthesizer>,
     settings: VoiceSettings,
+    lexicon: Option<Arc<Lexicon>>,
     cancel: Cancel,
     pieces: Vec<String>,
     /// Indices of `pieces`, longest first: the last piece claimed is a short one, so the workers finish close
@@ -50,6 +52,7 @@ impl Shared {
                 &self.pieces[index],
                 index,
                 &self.settings,
+                self.lexicon.as_deref(),
                 &self.cancel,
             );
             let mut results = self.results.lock().unwrap_or_else(|p| p.into_inner());
@@ -65,26 +68,28 @@ fn piece(
     text: &str,
     index: usize,
     settings: &VoiceSettings,
+    lexicon: Option<&Lexicon>,
     cancel: &Cancel,
 ) -> Result<Vec<f32>, Failure> {
     if cancel.is_cancelled() {
         return Err(Failure::Cancelled);
     }
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        synthesizer.synthesize_piece(text, index, settings)
+        synthesizer.synthesize_piece(text, index, settings, lexicon)
     }))
     .map_err(|_| Failure::Panicked)?
     .map_err(Failure::Invalid)
 }
 
-/// Synthesise `text`, spreading its pieces over the idle workers of `pool` when there are any, and stopping
-/// at the next piece once `cancel` is set.
+/// Synthesise `text` (read with `lexicon` when given, else the voice's own), spreading its pieces over the idle
+/// workers of `pool` when there are any, and stopping at the next piece once `cancel` is set.
 pub fn synthesize(
     pool: &WorkerPool,
     owner: &str,
     synthesizer: &Arc<dyn Synthesizer>,
     text: &str,
     settings: &VoiceSettings,
+    lexicon: Option<&Arc<Lexicon>>,
     cancel: &Cancel,
 ) -> Result<Vec<f32>, Failure> {
     let pieces = synthesizer
@@ -94,7 +99,14 @@ pub fn synthesize(
     if helpers == 0 {
         let mut samples = Vec::new();
         for (index, text) in pieces.iter().enumerate() {
-            samples.extend(piece(&**synthesizer, text, index, settings, cancel)?);
+            samples.extend(piece(
+                &**synthesizer,
+                text,
+                index,
+                settings,
+                lexicon.map(|l| &**l),
+                cancel,
+            )?);
         }
         return spoken(samples);
     }
@@ -104,6 +116,7 @@ pub fn synthesize(
     let shared = Arc::new(Shared {
         synthesizer: Arc::clone(synthesizer),
         settings: *settings,
+        lexicon: lexicon.cloned(),
         cancel: cancel.clone(),
         pieces,
         order,
@@ -153,14 +166,27 @@ mod tests {
             "Habari ya asubuhi. Salio lako ni shilingi 12,500! Je, unataka kutuma pesa? Asante.";
         let settings = VoiceSettings::default();
         let go = Cancel::new();
-        let spread = synthesize(&pool, "key", &voice, text, &settings, &go).expect("audio");
+        let spread = synthesize(&pool, "key", &voice, text, &settings, None, &go).expect("audio");
         assert_eq!(spread, voice.synthesize(text, &settings).expect("audio"));
+        // A request's lexicon changes what is said.
+        let lexicon = Arc::new(
+            crate::tts::pronunciation::layered(
+                crate::tts::lexicon::Lexicon::embedded(),
+                &[crate::tts::pronunciation::Rule::alias(
+                    "asubuhi",
+                    "jioni njema sana",
+                )],
+            )
+            .expect("valid rules"),
+        );
+        let read = synthesize(&pool, "key", &voice, text, &settings, Some(&lexicon), &go);
+        assert_ne!(read.expect("audio"), spread);
         assert!(matches!(
-            synthesize(&pool, "key", &voice, "?!", &settings, &go),
+            synthesize(&pool, "key", &voice, "?!", &settings, None, &go),
             Err(Failure::Invalid(TtsError::NothingToSay))
         ));
         assert!(matches!(
-            synthesize(&pool, "key", &voice, "  ", &settings, &go),
+            synthesize(&pool, "key", &voice, "  ", &settings, None, &go),
             Err(Failure::Invalid(TtsError::EmptyText))
         ));
     }
@@ -176,7 +202,7 @@ mod tests {
             let stop = Cancel::new();
             stop.cancel();
             assert!(matches!(
-                synthesize(&pool, "key", &voice, &text, &settings, &stop),
+                synthesize(&pool, "key", &voice, &text, &settings, None, &stop),
                 Err(Failure::Cancelled)
             ));
         }

@@ -24,7 +24,7 @@ use self::graph::{Inputs, Scales};
 use self::tokens::{CharVocab, PhonemeIds};
 use super::g2p;
 use super::lexicon::Lexicon;
-use super::normalize::{normalize_with, split_pieces, PIECE_CHARS};
+use super::normalize::{split_pieces, PIECE_CHARS};
 use super::{Synthesizer, TtsError, VoiceSettings};
 use crate::audio::resample::to_16k;
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
@@ -170,20 +170,25 @@ impl VitsVoice {
 
     /// The token ids one sentence is synthesised from (after normalisation and, for Piper, G2P).
     pub fn token_ids(&self, sentence: &str) -> Vec<i64> {
-        let words = normalize_with(sentence, &self.lexicon);
+        self.token_ids_with(sentence, &self.lexicon)
+    }
+
+    /// [`Self::token_ids`] reading with another lexicon. A character-based (MMS) voice reads the words a
+    /// lexicon gives phonemes for in their Swahili spelling, as it cannot take phonemes.
+    pub fn token_ids_with(&self, sentence: &str, lexicon: &Lexicon) -> Vec<i64> {
+        let words = lexicon.normalize(sentence);
         match &self.front {
-            Front::Characters(vocab) => vocab.encode(&words),
-            Front::Phonemes(ids) => ids.encode(&self.ipa_of_words(&words)),
+            Front::Characters(vocab) => vocab.encode(&lexicon.spell_phoneme_words(&words)),
+            Front::Phonemes(ids) => {
+                ids.encode(&ipa::transcription(&g2p::transcribe(&words, lexicon)))
+            }
         }
     }
 
     /// The espeak-compatible IPA of one sentence (what a Piper voice reads).
     pub fn ipa(&self, sentence: &str) -> String {
-        self.ipa_of_words(&normalize_with(sentence, &self.lexicon))
-    }
-
-    fn ipa_of_words(&self, words: &str) -> String {
-        ipa::transcription(&g2p::transcribe(words, &self.lexicon))
+        let words = self.lexicon.normalize(sentence);
+        ipa::transcription(&g2p::transcribe(&words, &self.lexicon))
     }
 
     /// Run the graph on token ids; samples at the model's own rate.
@@ -200,8 +205,13 @@ impl VitsVoice {
     }
 
     /// One sentence at 16 kHz; empty when it holds nothing the voice can read.
-    fn sentence(&self, sentence: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
-        let ids = self.token_ids(sentence);
+    fn sentence(
+        &self,
+        sentence: &str,
+        settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
+    ) -> Result<Vec<f32>, TtsError> {
+        let ids = self.token_ids_with(sentence, lexicon.unwrap_or(&self.lexicon));
         let readable = match &self.front {
             Front::Characters(_) => ids.iter().any(|&id| id != 0),
             Front::Phonemes(_) => ids.len() > 3,
@@ -218,7 +228,7 @@ impl Synthesizer for VitsVoice {
     fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
         let mut samples = Vec::new();
         for (index, piece) in self.pieces(text, settings)?.iter().enumerate() {
-            samples.extend(self.synthesize_piece(piece, index, settings)?);
+            samples.extend(self.synthesize_piece(piece, index, settings, None)?);
         }
         if samples.is_empty() {
             return Err(TtsError::NothingToSay);
@@ -243,8 +253,9 @@ impl Synthesizer for VitsVoice {
         piece: &str,
         index: usize,
         settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
     ) -> Result<Vec<f32>, TtsError> {
-        let audio = self.sentence(piece, settings)?;
+        let audio = self.sentence(piece, settings, lexicon)?;
         if index == 0 || audio.is_empty() {
             return Ok(audio);
         }
