@@ -240,9 +240,9 @@ impl Lexicon {
         }
     }
 
-    /// Written Swahili → the words a voice says, with this lexicon: its phrases, then the normaliser.
+    /// Written Swahili → the words a voice says, with this lexicon.
     pub fn normalize(&self, text: &str) -> String {
-        crate::tts::normalize::normalize_with(&self.respell_phrases(text), self)
+        crate::tts::normalize::normalize_with(text, self)
     }
 
     /// Normalised words with every word a phoneme rule laid over this lexicon covers written in Swahili

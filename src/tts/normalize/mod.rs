@@ -33,7 +33,7 @@ pub fn normalize_with(text: &str, lexicon: &Lexicon) -> String {
     if is_shouting(&s) {
         s = s.to_lowercase();
     }
-    s = rules::apply_lexicon(&s, lexicon);
+    s = rules::apply_lexicon(&lexicon.respell_phrases(&s), lexicon);
     for rule in rules::RULES {
         s = rule(&s);
     }
