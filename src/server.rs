@@ -13,7 +13,7 @@ use crate::actors::supervisor::Graph;
 use crate::config::{ConfigError, Settings};
 use crate::http::auth::KeyRing;
 use crate::http::limits::{RateLimits, FORGET_EVERY};
-use crate::http::{router, AppState};
+use crate::http::{router, AppState, Shared};
 use crate::storage::{key_queries, ArtifactStore, Database, StorageError};
 use crate::tts::catalog::VoiceRegistry;
 
@@ -120,7 +120,7 @@ pub async fn serve(
 
     let limits = Arc::new(RateLimits::new(&settings.limits));
     let housekeeping = spawn_housekeeping(keys.clone(), db.clone(), Arc::clone(&limits));
-    let state = AppState {
+    let state = AppState::new(Shared {
         settings: Arc::clone(&settings),
         voices: Arc::clone(&voices),
         graph: graph.clone(),
@@ -133,7 +133,7 @@ pub async fn serve(
         decoders: Arc::new(tokio::sync::Semaphore::new(
             std::thread::available_parallelism().map_or(2, |n| n.get()),
         )),
-    };
+    });
     let app = router(state, keys, limits);
 
     tracing::info!(%address, data_dir = %settings.storage.data_dir.display(), "sauti listening");

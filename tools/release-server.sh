@@ -18,7 +18,7 @@ start_release_server() {
   printf '[tts]\nvoices = []\n' >"$server_data/voices.toml"
   env "$@" SAUTI__SERVER__BIND=127.0.0.1:0 SAUTI__STORAGE__DATA_DIR="$server_data/data" SAUTI__AUTH__API_KEYS="$key" \
     SAUTI__LIMITS__SYNTHESIS_PER_MINUTE=100000000 SAUTI__LIMITS__DEFAULT_PER_MINUTE=100000000 \
-    SAUTI__LIMITS__STATUS_PER_MINUTE=100000000 RUST_LOG=error \
+    SAUTI__LIMITS__STATUS_PER_MINUTE=100000000 SAUTI__LIMITS__UNAUTHENTICATED_PER_MINUTE=100000000 RUST_LOG=error \
     "$target_dir/release/sauti" serve --config "$server_data/voices.toml" >"$log" 2>&1 &
   server=$!
   trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$server_data"' EXIT

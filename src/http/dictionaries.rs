@@ -20,14 +20,20 @@ use crate::tts::pronunciation::{self, Rule, MAX_FILE_BYTES};
 /// Body of `POST /v1/pronunciation-dictionaries/add-from-rules`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct AddFromRules {
-    /// Display name (at most 100 characters).
-    #[schema(example = "Majina na chapa")]
+    /// Display name (1 to 100 characters, not only spaces).
+    #[schema(
+        example = "Majina na chapa",
+        min_length = 1,
+        max_length = 100,
+        pattern = r"\S"
+    )]
     pub name: String,
     /// What the dictionary is for (at most 1,000 characters).
     #[serde(default)]
     pub description: Option<String>,
     /// The rules, applied in order (1 to 1,000). Other members ElevenLabs clients send (`workspace_access`)
     /// are ignored: a dictionary belongs to the key that made it.
+    #[schema(min_items = 1, max_items = 1000)]
     pub rules: Vec<Rule>,
 }
 
@@ -40,7 +46,8 @@ pub struct AddFromFileForm {
     /// A W3C PLS lexicon (`alphabet="ipa"`); JSON rules and lexicon TOML files are read too. At most 1 MB.
     #[schema(value_type = String, format = Binary)]
     pub file: Vec<u8>,
-    /// Display name (at most 100 characters).
+    /// Display name (1 to 100 characters, not only spaces).
+    #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
     pub name: String,
     /// What the dictionary is for.
     pub description: Option<String>,
@@ -114,10 +121,13 @@ pub struct DictionaryList {
 
 /// Query of the list.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// Where to continue: the `next_cursor` of the previous page.
+    #[param(pattern = "^[0-9]*$")]
     cursor: Option<String>,
     /// Dictionaries per page, 1 to 100 (30 by default).
+    #[param(minimum = 1, maximum = 100)]
     page_size: Option<usize>,
 }
 
@@ -243,6 +253,7 @@ pub async fn add_from_file(
     params(ListQuery),
     responses(
         (status = 200, description = "This key's dictionaries, newest first", body = DictionaryList),
+        (status = 400, description = "A query that does not parse (a page size that is not a number)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "A bad cursor or page size", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]

@@ -24,6 +24,7 @@ mod voices;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
+use axum::routing::post;
 use axum::Router;
 use utoipa::OpenApi as _;
 use utoipa_axum::router::OpenApiRouter;
@@ -40,9 +41,28 @@ use problem::ProblemBase;
 /// Largest JSON body accepted.
 pub(crate) const JSON_LIMIT: usize = 1024 * 1024;
 
-/// What handlers share.
+/// What handlers share, behind one reference count: axum clones the state for every request and every
+/// extractor, and one count is cheaper to move than one per handle.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    /// The state handlers see.
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// The contents of [`AppState`].
+pub struct Shared {
     /// The configuration the server started with.
     pub settings: Arc<Settings>,
     /// The voices.
@@ -60,7 +80,10 @@ pub struct AppState {
 /// Every documented route: `/v1` (to be put behind authentication) and the open operational routes.
 fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
     // Audio uploads count their own bytes as they stream (`upload`), against `asr.max_upload_bytes`.
+    // The spec writes the two upload paths with a trailing slash; without it they are the same endpoints.
     let uploads = OpenApiRouter::new()
+        .route("/speech-to-text", post(recognition::speech_to_text)) // alias:
+        .route("/voice-clone", post(cloning::clone_voice)) // alias:
         .routes(routes!(recognition::speech_to_text))
         .routes(routes!(agent::converse_audio))
         .routes(routes!(cloning::clone_voice))
@@ -114,34 +137,12 @@ pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router
         base,
         routes: Routes::new(api.paths.paths.keys().cloned()),
     };
-    let app = router
+    router
         .fallback(|| async { problem::ApiError::not_found("no such resource") })
         .with_state(state)
         // A body that stops sending is abandoned (slow-loris uploads hold no handler for long).
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             std::time::Duration::from_secs(state_timeout),
         ))
-        .layer(axum::middleware::from_fn_with_state(edge, edge::edge));
-    // Other spellings of documented paths reach them before routing.
-    Router::new().fallback_service(
-        tower::ServiceBuilder::new()
-            .map_request(spelling)
-            .service(app),
-    )
-}
-
-/// The spec writes the two upload paths with a trailing slash; without it they are the same endpoints.
-fn spelling(mut request: axum::extract::Request) -> axum::extract::Request {
-    const WITH_SLASH: [&str; 2] = ["/v1/speech-to-text", "/v1/voice-clone"];
-    if WITH_SLASH.contains(&request.uri().path()) {
-        let query = request
-            .uri()
-            .query()
-            .map(|q| format!("?{q}"))
-            .unwrap_or_default();
-        if let Ok(uri) = format!("{}/{query}", request.uri().path()).parse() {
-            *request.uri_mut() = uri;
-        }
-    }
-    request
+        .layer(axum::middleware::from_fn_with_state(edge, edge::edge))
 }

@@ -1,6 +1,8 @@
 //! `GET /v1/voices` and `GET /v1/voices/{voice_id}`.
 
 use axum::extract::{Extension, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
@@ -31,12 +33,11 @@ pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     ApiQuery(filter): ApiQuery<VoiceFilter>,
-) -> Json<VoiceList> {
-    Json(VoiceList {
-        voices: state
-            .voices
-            .list_for(&caller.key_id, filter.language.as_deref()),
-    })
+) -> Response {
+    let body = state
+        .voices
+        .list_json_for(&caller.key_id, filter.language.as_deref());
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// `GET /v1/voices/{voice_id}`.

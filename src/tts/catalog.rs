@@ -72,6 +72,8 @@ struct Cloned {
 #[derive(Default)]
 pub struct VoiceRegistry {
     entries: Vec<Entry>,
+    /// Each server voice's JSON, written once: the voice list is the most requested document.
+    entries_json: std::sync::OnceLock<Vec<String>>,
     cloned: RwLock<Vec<Cloned>>,
     /// The server's lexicon, which every voice reads with unless a request brings its own.
     lexicon: Arc<Lexicon>,
@@ -171,6 +173,7 @@ impl VoiceRegistry {
         }
         self.entries.retain(|e| e.info.voice_id != info.voice_id);
         self.entries.push(Entry { info, synthesizer });
+        self.entries_json = std::sync::OnceLock::new();
     }
 
     /// A voice as `owner` (a key id) may see it: the server's voices and the owner's cloned voices.
@@ -184,19 +187,37 @@ impl VoiceRegistry {
             .map(|c| c.entry.info.clone())
     }
 
-    /// The voices `owner` may use, or those of one language.
-    pub fn list_for(&self, owner: &str, language: Option<&str>) -> Vec<VoiceInfo> {
-        let mut voices = self.list(language);
-        voices.extend(
-            self.read_cloned()
+    /// The body of the voice list `owner` sees (or of one language), `{"voices": [...]}`: the server's voices,
+    /// from JSON written once, then the owner's cloned voices.
+    pub fn list_json_for(&self, owner: &str, language: Option<&str>) -> String {
+        let written = self.entries_json.get_or_init(|| {
+            self.entries
                 .iter()
-                .filter(|c| c.owner == owner)
-                .filter(|c| {
-                    language.is_none_or(|l| c.entry.info.language_code.eq_ignore_ascii_case(l))
-                })
-                .map(|c| c.entry.info.clone()),
-        );
-        voices
+                .map(|e| serde_json::to_string(&e.info).unwrap_or_default())
+                .collect()
+        });
+        let mut body = String::with_capacity(64 + written.iter().map(String::len).sum::<usize>());
+        body.push_str("{\"voices\":[");
+        let mut first = true;
+        let mut push = |json: &str| {
+            if !std::mem::take(&mut first) {
+                body.push(',');
+            }
+            body.push_str(json);
+        };
+        for (entry, json) in self.entries.iter().zip(written) {
+            if language.is_none_or(|l| entry.info.language_code.eq_ignore_ascii_case(l)) {
+                push(json);
+            }
+        }
+        for cloned in self.read_cloned().iter().filter(|c| c.owner == owner) {
+            let info = &cloned.entry.info;
+            if language.is_none_or(|l| info.language_code.eq_ignore_ascii_case(l)) {
+                push(&serde_json::to_string(info).unwrap_or_default());
+            }
+        }
+        body.push_str("]}");
+        body
     }
 
     /// Add a cloned voice owned by `owner` (replacing one with the same id); an `Err` lists it as inactive

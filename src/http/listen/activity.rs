@@ -16,7 +16,8 @@ use tokio::net::TcpStream;
 pub struct Activity(Arc<Inner>);
 
 struct Inner {
-    opened: Instant,
+    /// [`coarse_now`] when the connection opened.
+    opened: u64,
     /// Milliseconds since `opened` of the last byte read or written (or request finished).
     last_progress: AtomicU64,
     /// Milliseconds since `opened` (plus one) when a write started waiting; 0 while none waits.
@@ -28,7 +29,7 @@ struct Inner {
 impl Activity {
     pub fn new() -> Self {
         Self(Arc::new(Inner {
-            opened: Instant::now(),
+            opened: coarse_now(),
             last_progress: AtomicU64::new(0),
             write_blocked_since: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
@@ -36,7 +37,7 @@ impl Activity {
     }
 
     fn now(&self) -> u64 {
-        self.0.opened.elapsed().as_millis() as u64
+        coarse_now().saturating_sub(self.0.opened)
     }
 
     fn progressed(&self) {
@@ -77,6 +78,27 @@ impl Drop for InFlight {
         self.0.progressed();
         self.0 .0.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
+}
+
+/// Milliseconds since the process's first connection, from a clock that one thread moves every 10 ms: every
+/// read and write notes the time, and the timeouts it serves are counted in seconds, so a clock read per byte
+/// moved would cost more than it tells.
+fn coarse_now() -> u64 {
+    static NOW: AtomicU64 = AtomicU64::new(0);
+    static CLOCK: std::sync::Once = std::sync::Once::new();
+    CLOCK.call_once(|| {
+        let started = Instant::now();
+        let spawned = std::thread::Builder::new()
+            .name("coarse-clock".into())
+            .spawn(move || loop {
+                std::thread::sleep(Duration::from_millis(10));
+                NOW.store(started.elapsed().as_millis() as u64, Ordering::Relaxed);
+            });
+        if let Err(error) = spawned {
+            tracing::error!(%error, "no clock thread: connection timeouts will not fire");
+        }
+    });
+    NOW.load(Ordering::Relaxed)
 }
 
 /// A connection's socket: reports its progress to an [`Activity`], and closes with a lingering close.

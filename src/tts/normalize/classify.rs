@@ -6,7 +6,7 @@ use regex::Captures;
 
 use super::letters::spell_code;
 use super::nouns;
-use super::numbers::{digit_groups, digits, natural_groups};
+use super::numbers::{digit_groups, digits, natural_groups, UNITS};
 
 /// Words after which a digit string of three or more digits is read digit by digit.
 const CUES: &[&str] = &[
@@ -150,6 +150,14 @@ fn cued(before: &str, digits: usize) -> bool {
             }
             // "namba ya wagonjwa ni 345" counts patients: a counted noun between cue and digits wins.
             return !words[..i].iter().any(|w| nouns::is_plural_count(w));
+        }
+        // "0754 000 112 au 112": a digit string already read out, joined by a conjunction.
+        if UNITS.contains(&word.as_str())
+            && words[..i]
+                .iter()
+                .any(|w| matches!(w.to_lowercase().as_str(), "au" | "ama" | "na" | "or"))
+        {
+            return true;
         }
         if !LINKS.contains(&word.as_str()) && !word.is_empty() {
             return false;

@@ -104,6 +104,9 @@ const ONSETS: &[&str] = &[
     "mw", "nw", "pw", "tw", "sw", "fy", "vy", "by", "ky", "py", "my", "br", "bl", "cl", "cr", "dr",
     "fr", "fl", "gr", "gl", "kr", "pl", "pr", "st", "sp", "sk", "tr", "sl", "sm", "sn", "str",
     "ngw", "nyw", "mbw", "ndw", "shw", "chw",
+    // Swahili's syllabic nasals before a consonant: mtu, mkono, msaada, nchi.
+    "mt", "mk", "ms", "mz", "mf", "mp", "mg", "md", "ml", "mn", "mch", "msh", "nch", "nt", "nk",
+    "ns",
 ];
 
 /// Final clusters of names and loanwords said as words.

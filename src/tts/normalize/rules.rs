@@ -97,9 +97,14 @@ fn telephones(s: &str) -> String {
         };
         format!("jumlisha {spoken}")
     });
-    re!(r"\b(0[0-9]{2,3})[ -]?([0-9]{3})[ -]?([0-9]{3,4})\b")
+    re!(r"\b(0[0-9]{2,3})([ -]?)([0-9]{3})([ -]?)([0-9]{3,4})\b")
         .replace_all(&international, |c: &Captures| {
-            digit_groups(&[&c[1], &c[2], &c[3]])
+            // Written without spaces, only ten digits are a phone number: others are meter or account numbers.
+            let digits = c[1].len() + c[3].len() + c[5].len();
+            if c[2].is_empty() && c[4].is_empty() && digits != 10 {
+                return c[0].to_string();
+            }
+            digit_groups(&[&c[1], &c[3], &c[5]])
         })
         .into_owned()
 }

@@ -28,30 +28,64 @@ pub enum Rule {
     Alias {
         /// The word or phrase as it appears in text. Matched as whole words, in any case unless it is written
         /// all in capitals (an acronym) or `case_sensitive` says otherwise.
-        #[schema(example = "M-Pesa")]
+        #[schema(
+            example = "M-Pesa",
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[A-Za-z0-9][^\u0000-\u001f\u007f-\u009f]*$"
+        )]
         string_to_replace: String,
         /// How to read it, in Swahili spelling.
-        #[schema(example = "em pesa")]
+        #[schema(
+            example = "em pesa",
+            min_length = 1,
+            max_length = 500,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*\S[^\u0000-\u001f\u007f-\u009f]*$"
+        )]
         alias: String,
         /// Match only as written (`true`) or in any case (`false`); omitted: only acronyms match as written.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         case_sensitive: Option<bool>,
-        /// Rules always match whole words; `false` is refused.
+        /// Rules always match whole words: `true` or left out (`false` is refused).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(schema_with = only_true)]
         word_boundaries: Option<bool>,
     },
     /// Say the word `string_to_replace` with exactly these phonemes.
     Phoneme {
         /// One word (letters, apostrophes and hyphens), matched in any case.
-        #[schema(example = "Nairobi")]
+        #[schema(
+            example = "Nairobi",
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^\s*[A-Za-z][A-Za-z'-]*\s*$"
+        )]
         string_to_replace: String,
         /// The transcription in IPA; stress and length marks and syllable dots are ignored.
-        #[schema(example = "nai.ˈrɔ.bi")]
+        #[schema(
+            example = "nai.ˈrɔ.bi",
+            min_length = 1,
+            max_length = 500,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*\S[^\u0000-\u001f\u007f-\u009f]*$"
+        )]
         phoneme: String,
         /// `ipa` (the only alphabet accepted).
-        #[schema(example = "ipa")]
+        #[schema(example = "ipa", pattern = r"^\s*[iI][pP][aA]\s*$")]
         alphabet: String,
     },
+}
+
+/// The schema of `word_boundaries`: whole-word matching is the only kind there is.
+fn only_true() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Boolean, Type::Null]))
+        .enum_values(Some([
+            serde_json::Value::Bool(true),
+            serde_json::Value::Null,
+        ]))
+        .description(Some("Rules always match whole words: `true` or left out."))
+        .build()
 }
 
 impl Rule {
@@ -141,8 +175,12 @@ fn check_text(what: &str, text: &str, max: usize) -> Result<(), String> {
 
 /// Check one rule and make it ready for the lexicon; the error says what is wrong (without saying where).
 fn compile(rule: &Rule) -> Result<Entry, String> {
+    check_text(
+        "string_to_replace",
+        rule.string_to_replace(),
+        MAX_STRING_CHARS,
+    )?;
     let key = rule.string_to_replace().trim();
-    check_text("string_to_replace", key, MAX_STRING_CHARS)?;
     if !key.chars().any(char::is_alphanumeric) {
         return Err("`string_to_replace` has no letter or digit".into());
     }
