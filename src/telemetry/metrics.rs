@@ -110,12 +110,22 @@ pub struct Routes(std::sync::Arc<RouteTable>);
 
 struct RouteTable {
     templates: Vec<Template>,
+    /// Templates without parameters, by their path: most requests are found here at once.
+    exact: std::collections::HashMap<String, usize>,
+    /// The indices of templates with parameters, the only ones matched segment by segment.
+    parameterised: Vec<usize>,
     handles: std::sync::RwLock<std::collections::HashMap<(usize, &'static str, u16), Handles>>,
 }
 
 struct Template {
     name: String,
-    parts: Vec<String>,
+    parts: Vec<Part>,
+}
+
+/// A segment of a template: written out, or a `{parameter}` that any non-empty segment fills.
+enum Part {
+    Literal(String),
+    Parameter,
 }
 
 #[derive(Clone)]
@@ -130,31 +140,74 @@ const UNMATCHED: &str = "unmatched";
 impl Routes {
     /// The templates (`/v1/tts/jobs/{job_id}`, …).
     pub fn new(templates: impl IntoIterator<Item = String>) -> Self {
-        let templates = templates
+        let templates: Vec<Template> = templates
             .into_iter()
             .map(|name| Template {
-                parts: name.split('/').map(str::to_string).collect(),
+                parts: name
+                    .split('/')
+                    .map(|part| {
+                        if part.starts_with('{') && part.ends_with('}') {
+                            Part::Parameter
+                        } else {
+                            Part::Literal(part.to_string())
+                        }
+                    })
+                    .collect(),
                 name,
             })
             .collect();
+        let exact = templates
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.parts.iter().all(|p| matches!(p, Part::Literal(_))))
+            .map(|(i, t)| (t.name.clone(), i))
+            .collect();
+        let parameterised = templates
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.parts.iter().any(|p| matches!(p, Part::Parameter)))
+            .map(|(i, _)| i)
+            .collect();
         Self(std::sync::Arc::new(RouteTable {
             templates,
+            exact,
+            parameterised,
             handles: Default::default(),
         }))
     }
 
     /// The index of the template `path` belongs to; `templates.len()` for none.
     pub fn index_of(&self, path: &str) -> usize {
+        // The path is split once; no template has more segments than this.
+        const MOST: usize = 12;
         let table = &self.0;
-        let count = path.split('/').count();
+        if let Some(&index) = table.exact.get(path) {
+            return index;
+        }
+        let mut segments = [""; MOST];
+        let mut count = 0;
+        for segment in path.split('/') {
+            if count == MOST {
+                return table.templates.len();
+            }
+            segments[count] = segment;
+            count += 1;
+        }
+        let segments = &segments[..count];
         table
-            .templates
+            .parameterised
             .iter()
-            .position(|template| {
-                template.parts.len() == count
-                    && template.parts.iter().zip(path.split('/')).all(|(t, s)| {
-                        t == s || (t.starts_with('{') && t.ends_with('}') && !s.is_empty())
-                    })
+            .copied()
+            .find(|&i| {
+                let parts = &table.templates[i].parts;
+                parts.len() == count
+                    && parts
+                        .iter()
+                        .zip(segments)
+                        .all(|(part, segment)| match part {
+                            Part::Literal(literal) => literal == segment,
+                            Part::Parameter => !segment.is_empty(),
+                        })
             })
             .unwrap_or(table.templates.len())
     }
