@@ -333,53 +333,6 @@ pub fn letters_to_phonemes(word: &str) -> Vec<Phoneme> {
     split_monosyllable_nasal(out)
 }
 
-/// Phonemes written back in Swahili spelling (ng' for ŋ, ch for tʃ …), for voices that read letters.
-pub fn spell(phonemes: &[Phoneme]) -> String {
-    use Phoneme::*;
-    phonemes
-        .iter()
-        .map(|p| match p {
-            A => "a",
-            E => "e",
-            I => "i",
-            O => "o",
-            U => "u",
-            P => "p",
-            B => "b",
-            T => "t",
-            D => "d",
-            K => "k",
-            G => "g",
-            Ch => "ch",
-            J => "j",
-            F => "f",
-            V => "v",
-            Th => "th",
-            Dh => "dh",
-            S => "s",
-            Z => "z",
-            Sh => "sh",
-            Gh => "gh",
-            Kh => "kh",
-            H => "h",
-            M | SylM => "m",
-            N | SylN => "n",
-            Ny => "ny",
-            Ng => "ng'",
-            L => "l",
-            R => "r",
-            W => "w",
-            Y => "y",
-            Mb => "mb",
-            Nd => "nd",
-            Nj => "nj",
-            Ngg => "ng",
-            Nz => "nz",
-            Mv => "mv",
-        })
-        .collect()
-}
-
 /// In a word with one vowel, a word-initial prenasalised stop is a syllabic nasal plus the stop:
 /// mbwa → m̩.bwa, nzi → n̩.zi, nge → n̩.gɛ (so that the penultimate stress has a syllable to fall on).
 fn split_monosyllable_nasal(mut phonemes: Vec<Phoneme>) -> Vec<Phoneme> {

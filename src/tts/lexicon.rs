@@ -190,8 +190,10 @@ impl Lexicon {
     /// respelling and no normaliser rule (acronyms, say) changes it before the G2P looks it up.
     pub fn add_phonemes(&mut self, key: &str, word: &str, phonemes: Vec<Phoneme>) {
         self.add_alias(key, word, Some(false));
-        self.letters
-            .insert(word.to_string(), super::g2p::spell(&phonemes));
+        self.letters.insert(
+            word.to_string(),
+            super::pronunciation::ipa::spell(&phonemes),
+        );
         self.phonemes.insert(word.to_string(), phonemes);
     }
 

@@ -191,6 +191,53 @@ pub fn own_symbols() -> &'static [&'static str] {
     PHONEME_SYMBOLS
 }
 
+/// Phonemes written back in Swahili spelling (ng' for ŋ, ch for tʃ …), for voices that read letters.
+pub fn spell(phonemes: &[Phoneme]) -> String {
+    use Phoneme::*;
+    phonemes
+        .iter()
+        .map(|p| match p {
+            A => "a",
+            E => "e",
+            I => "i",
+            O => "o",
+            U => "u",
+            P => "p",
+            B => "b",
+            T => "t",
+            D => "d",
+            K => "k",
+            G => "g",
+            Ch => "ch",
+            J => "j",
+            F => "f",
+            V => "v",
+            Th => "th",
+            Dh => "dh",
+            S => "s",
+            Z => "z",
+            Sh => "sh",
+            Gh => "gh",
+            Kh => "kh",
+            H => "h",
+            M | SylM => "m",
+            N | SylN => "n",
+            Ny => "ny",
+            Ng => "ng'",
+            L => "l",
+            R => "r",
+            W => "w",
+            Y => "y",
+            Mb => "mb",
+            Nd => "nd",
+            Nj => "nj",
+            Ngg => "ng",
+            Nz => "nz",
+            Mv => "mv",
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
