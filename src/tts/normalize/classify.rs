@@ -148,8 +148,9 @@ fn cued(before: &str, digits: usize) -> bool {
             if i == 0 && nouns::is_plural_count(&word) && digits < 5 {
                 return false;
             }
-            // "namba ya wagonjwa ni 345" counts patients: a counted noun between cue and digits wins.
-            return !words[..i].iter().any(|w| nouns::is_plural_count(w));
+            // Only linking words stand between (checked below as the walk goes back), so "namba ya wagonjwa ni
+            // 345" never gets here: it counts patients.
+            return true;
         }
         // "0754 000 112 au 112": a digit string already read out, joined by a conjunction.
         if UNITS.contains(&word.as_str())
@@ -184,6 +185,10 @@ mod tests {
         assert_eq!(
             named_digit_strings("kupiga 114 au 115, na Kenya 999 au 112"),
             "kupiga moja moja nne au moja moja tano, na Kenya tisa tisa tisa au moja moja mbili"
+        );
+        assert_eq!(
+            named_digit_strings("Piga simu 112 sasa"),
+            "Piga simu moja moja mbili sasa"
         );
         assert_eq!(
             named_digit_strings("watu 112 walifika"),
