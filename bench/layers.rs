@@ -1,13 +1,13 @@
-//! What the service's HTTP layers cost. Two measurements, same run:
+//! What the service's HTTP layers cost. Three measurements, same run:
 //!
 //! 1. From outside: `GET /v1/voices` with a valid key against the release server, and against a bare axum
 //!    handler serving the same JSON bytes (started here, one runtime thread like the server's on 2 cores), with
 //!    `wrk` (1 and 2 threads), alternating rounds; the server's requests per second as a share of the bare one's.
-//! 2. Where the time goes: in process, a handler answering the same bytes with each layer added in turn
-//!    (authentication and rate limits, the body timeout, the edge: request id, tracing span, metrics and
-//!    problem rendering), microseconds per request through `tower::ServiceExt::oneshot`.
+//! 2. In process: the same handler alone, and behind sauti's front (request id, log scope, authentication, rate
+//!    limits, body timeout, metrics, problem rendering), microseconds per request.
+//! 3. Each part of the front on its own, nanoseconds per call.
 //!
-//! Run: `apt-get install -y wrk && cargo bench --bench layers`.
+//! Run: `apt-get install -y wrk && cargo bench --bench layers` (`-- inside` skips the wrk rounds).
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -125,25 +125,30 @@ fn outside(body: Arc<Vec<u8>>, base: &str) {
     }
 }
 
-/// Microseconds per request through `app`, median of 5 batches.
-fn per_request(runtime: &tokio::runtime::Runtime, app: &Router) -> f64 {
+/// A `GET /v1/voices` with the key, as the listener hands it on.
+fn voices_request() -> Request<Body> {
+    let mut request = Request::get("/v1/voices")
+        .header("xi-api-key", KEY)
+        .body(Body::empty())
+        .expect("request");
+    request
+        .extensions_mut()
+        .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
+    request
+}
+
+/// Microseconds per request of `answer`, median of 5 batches.
+fn per_request<F: std::future::Future<Output = axum::response::Response>>(
+    runtime: &tokio::runtime::Runtime,
+    answer: impl Fn(Request<Body>) -> F,
+) -> f64 {
     const BATCH: usize = 20_000;
-    let request = || {
-        let mut request = Request::get("/v1/voices")
-            .header("xi-api-key", KEY)
-            .body(Body::empty())
-            .expect("request");
-        request
-            .extensions_mut()
-            .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
-        request
-    };
     let mut batches: Vec<f64> = (0..6)
         .map(|_| {
             let started = Instant::now();
             runtime.block_on(async {
                 for _ in 0..BATCH {
-                    let response = app.clone().oneshot(request()).await.expect("response");
+                    let response = answer(voices_request()).await;
                     let _ = axum::body::to_bytes(response.into_body(), usize::MAX).await;
                 }
             });
@@ -155,9 +160,20 @@ fn per_request(runtime: &tokio::runtime::Runtime, app: &Router) -> f64 {
     batches[batches.len() / 2]
 }
 
+/// The guard for the in-process runs: the bench key, limits that never refuse.
+fn bench_guard() -> sauti::http::limits::Guard {
+    let settings = sauti::config::LimitSettings {
+        default_per_minute: 1_000_000_000,
+        ..Default::default()
+    };
+    sauti::http::limits::Guard {
+        keys: sauti::http::auth::KeyRing::new(&[KEY.to_string()]),
+        limits: Arc::new(sauti::http::limits::RateLimits::new(&settings)),
+    }
+}
+
 fn inside(body: Arc<Vec<u8>>) {
-    use sauti::http::auth::KeyRing;
-    use sauti::http::limits::{guard, Guard, RateLimits};
+    use sauti::http::edge::{Front, Parts};
     use sauti::http::problem::ProblemBase;
     use sauti::telemetry::metrics::Routes;
 
@@ -166,72 +182,38 @@ fn inside(body: Arc<Vec<u8>>) {
         .enable_all()
         .build()
         .expect("runtime");
-    let handler = {
+    let handler = move || {
         let body = Arc::clone(&body);
-        move || {
-            let body = Arc::clone(&body);
-            async move { ([(header::CONTENT_TYPE, "application/json")], body.to_vec()).into_response() }
-        }
+        async move { ([(header::CONTENT_TYPE, "application/json")], body.to_vec()).into_response() }
     };
     let bare = Router::new().route("/v1/voices", axum::routing::get(handler));
-    let settings = sauti::config::LimitSettings {
-        default_per_minute: 1_000_000_000,
-        ..Default::default()
-    };
-    let keys = KeyRing::new(&[KEY.to_string()]);
-    let routes = Routes::new(sauti::http::openapi_document().paths.paths.keys().cloned());
-    let edge = sauti::http::edge::Edge {
+    let front = Front::new(Parts {
+        router: bare.clone(),
         base: ProblemBase(Arc::from("http://127.0.0.1:8080")),
-        routes,
-    };
-    let layered: [(&str, AddLayer); 4] = [
-        ("handler alone", Box::new(|r| r)),
-        (
-            "+ authentication and rate limits",
-            Box::new(move |r: Router| {
-                r.layer(axum::middleware::from_fn_with_state(
-                    Guard {
-                        keys: keys.clone(),
-                        limits: Arc::new(RateLimits::new(&settings)),
-                    },
-                    guard,
-                ))
-            }),
-        ),
-        (
-            "+ body timeout",
-            Box::new(|r: Router| {
-                r.layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
-                    Duration::from_secs(30),
-                ))
-            }),
-        ),
-        (
-            "+ edge: request id, tracing span, metrics, problem rendering",
-            Box::new(move |r: Router| {
-                r.layer(axum::middleware::from_fn_with_state(
-                    edge.clone(),
-                    sauti::http::edge::edge,
-                ))
-            }),
-        ),
-    ];
-    println!("\n## Where the time goes: in process, one layer added at a time (µs per request)\n");
-    println!("| stack | µs per request | this layer |");
+        routes: Routes::new(sauti::http::openapi_document().paths.paths.keys().cloned()),
+        guard: bench_guard(),
+        body_timeout: Duration::from_secs(30),
+    });
+    let alone = per_request(&runtime, |request| {
+        let bare = bare.clone();
+        async move {
+            let Ok(response) = bare.oneshot(request).await;
+            response
+        }
+    });
+    let fronted = per_request(&runtime, |request| {
+        let front = front.clone();
+        async move { front.handle(request).await }
+    });
+    println!("\n## Where the time goes: in process (µs per request)\n");
+    println!("| stack | µs per request | added |");
     println!("|---|---|---|");
-    let mut app = bare;
-    let mut previous = None;
-    for (name, add) in layered.iter() {
-        app = add(app);
-        let cost = per_request(&runtime, &app);
-        let step = previous.map_or(String::from("—"), |p: f64| format!("{:+.2}", cost - p));
-        println!("| {name} | {cost:.2} | {step} |");
-        previous = Some(cost);
-    }
+    println!("| handler alone | {alone:.2} | — |");
+    println!(
+        "| + the front: request id, tracing span, authentication, rate limits, body timeout, metrics, problem rendering | {fronted:.2} | {:+.2} |",
+        fronted - alone
+    );
 }
-
-/// One step of the in-process stack: a name and how it wraps the router.
-type AddLayer = Box<dyn Fn(Router) -> Router>;
 
 fn main() {
     sauti::telemetry::init(&sauti::config::LogSettings::default());
@@ -273,11 +255,23 @@ fn components() {
     let keys = KeyRing::new(&[KEY.to_string()]);
     let routes = Routes::new(sauti::http::openapi_document().paths.paths.keys().cloned());
     let route = routes.index_of("/v1/voices");
-    let rows: [(&str, f64); 6] = [
+    let guard = bench_guard();
+    let request = voices_request();
+    let rows: [(&str, f64); 8] = [
         (
             "authentication: SHA-256 of the key, one lookup",
             per_call(|| {
                 std::hint::black_box(keys.authenticate(std::hint::black_box(KEY)));
+            }),
+        ),
+        (
+            "guard: authentication, the rate limit and its three headers",
+            per_call(|| {
+                if let Ok((caller, allowance)) = guard.admit(&request) {
+                    let mut headers = axum::http::HeaderMap::new();
+                    allowance.write(&mut headers);
+                    std::hint::black_box((caller, headers));
+                }
             }),
         ),
         (
@@ -287,7 +281,16 @@ fn components() {
             }),
         ),
         (
-            "tracing: the request's span, entered and left",
+            "log scope: the request id as the task's log context",
+            per_call(|| {
+                let id =
+                    axum::http::HeaderValue::from_static("0b4f2c1e-8d6a-4e3b-9f21-7c5d8e9a0b1c");
+                let scoped = sauti::telemetry::request_scope::scope(id, async { 1 });
+                std::hint::black_box(futures_util::FutureExt::now_or_never(scoped));
+            }),
+        ),
+        (
+            "for comparison, what the log scope replaced: a tracing span, entered and left",
             per_call(|| {
                 let span = tracing::info_span!(
                     "request",

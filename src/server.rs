@@ -13,7 +13,7 @@ use crate::actors::supervisor::Graph;
 use crate::config::{ConfigError, Settings};
 use crate::http::auth::KeyRing;
 use crate::http::limits::{RateLimits, FORGET_EVERY};
-use crate::http::{router, AppState, Shared};
+use crate::http::{front, AppState, Shared};
 use crate::storage::{key_queries, ArtifactStore, Database, StorageError};
 use crate::tts::catalog::VoiceRegistry;
 
@@ -134,7 +134,7 @@ pub async fn serve(
             std::thread::available_parallelism().map_or(2, |n| n.get()),
         )),
     });
-    let app = router(state, keys, limits);
+    let app = front(state, keys, limits);
 
     tracing::info!(%address, data_dir = %settings.storage.data_dir.display(), "sauti listening");
     on_start(&Started {

@@ -128,3 +128,86 @@ fn metrics_access_can_need_a_key_or_be_off() {
     let server = Server::start(data.path(), &[("SAUTI__METRICS__ACCESS", "off")]);
     assert_eq!(get(&server.url("/metrics"), Some(KEY_A)).status, 404);
 }
+
+/// The log lines of a server (format `format`, level info, one request a minute) that answered two requests
+/// with the given ids, the second refused for its rate.
+fn log_of_a_refusal(format: &str, ids: [&str; 2]) -> String {
+    let data = temp_dir();
+    let log = data.path().join("stderr.log");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .arg("serve")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
+        .env("SAUTI__STORAGE__DATA_DIR", data.path())
+        .env("SAUTI__AUTH__API_KEYS", KEY_A)
+        .env("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1")
+        .env("SAUTI__LOG__FORMAT", format)
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let base = std::io::BufRead::lines(std::io::BufReader::new(stdout))
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("sauti listening on ").map(str::to_string))
+        .expect("the service listens");
+    let statuses: Vec<u16> = ids
+        .iter()
+        .map(|id| {
+            match ureq::get(&format!("{base}/v1/voices"))
+                .set("xi-api-key", KEY_A)
+                .set("x-request-id", id)
+                .call()
+            {
+                Ok(response) => response.status(),
+                Err(ureq::Error::Status(status, _)) => status,
+                Err(error) => panic!("{error}"),
+            }
+        })
+        .collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(statuses, [200, 429]);
+    std::fs::read_to_string(&log).unwrap()
+}
+
+#[test]
+fn log_lines_written_for_a_request_name_its_id() {
+    let text = log_of_a_refusal("text", ["first-7f3a", "second-over-limit"]);
+    let refused: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("rate limited"))
+        .collect();
+    assert_eq!(refused.len(), 1, "{text}");
+    assert!(
+        refused[0].ends_with(" request_id=second-over-limit"),
+        "{text}"
+    );
+    let outside: Vec<&str> = text.lines().filter(|l| l.contains("request_id=")).collect();
+    assert_eq!(
+        outside, refused,
+        "only lines written for a request name one: {text}"
+    );
+
+    let json = log_of_a_refusal("json", ["first-c21b", "zweite \"quoted\" id"]);
+    let lines: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let refused: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["message"] == "rate limited")
+        .collect();
+    assert_eq!(refused.len(), 1, "{json}");
+    assert_eq!(refused[0]["request_id"], "zweite \"quoted\" id");
+    assert_eq!(refused[0]["category"], "default");
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l.get("request_id").is_some())
+            .count()
+            == 1,
+        "{json}"
+    );
+}

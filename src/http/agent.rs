@@ -58,7 +58,7 @@ pub struct ConverseResponse {
 }
 
 /// `POST /v1/voice-agent/converse`.
-#[utoipa::path(post, path = "/voice-agent/converse", operation_id = "converse", tag = "agent", summary = "One text turn with the voice agent",
+#[utoipa::path(post, path = "/v1/voice-agent/converse", operation_id = "converse", tag = "agent", summary = "One text turn with the voice agent",
     request_body = ConverseRequest,
     responses(
         (status = 200, description = "The reply, spoken", body = ConverseResponse),
@@ -115,7 +115,7 @@ fn agent_request(
         )));
     }
     Ok(AgentRequest {
-        owner: caller.key_id.clone(),
+        owner: caller.key_id.to_string(),
         scenario,
         session_id,
         text,
@@ -146,7 +146,7 @@ fn respond(request: AgentRequest, turn: AgentTurn, headers: &HeaderMap) -> Conve
 }
 
 /// `POST /v1/voice-agent/converse/audio`: recognition, dialogue and synthesis in one turn.
-#[utoipa::path(post, path = "/voice-agent/converse/audio", operation_id = "converseAudio", tag = "agent", summary = "One spoken turn with the voice agent",
+#[utoipa::path(post, path = "/v1/voice-agent/converse/audio", operation_id = "converseAudio", tag = "agent", summary = "One spoken turn with the voice agent",
     request_body(content = crate::http::openapi::ConverseAudioForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "The reply, spoken; `user_text` is the transcript and `timings_ms.asr` the recognition time", body = ConverseResponse),

@@ -10,11 +10,11 @@ use crate::storage::{key_id, key_queries, Database, StorageError};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     /// Id of the caller's key; owns the jobs (and later voices) it creates.
-    pub key_id: String,
+    pub key_id: Arc<str>,
 }
 
 /// Key ids by the SHA-256 of their key.
-type Entries = std::collections::HashMap<[u8; 32], String>;
+type Entries = std::collections::HashMap<[u8; 32], Arc<str>>;
 
 /// The accepted keys (hashes only), from configuration and the database.
 #[derive(Clone, Default)]
@@ -40,7 +40,7 @@ impl KeyRing {
             .iter()
             .map(|k| {
                 let hash = digest(k.trim());
-                (hash, key_id(&hex(&hash)))
+                (hash, Arc::from(key_id(&hex(&hash))))
             })
             .collect();
         Self {
@@ -63,7 +63,7 @@ impl KeyRing {
                     .filter_map(|i| u8::from_str_radix(&r.hash[2 * i..2 * i + 2], 16).ok())
                     .collect();
                 let hash: [u8; 32] = bytes.try_into().ok()?;
-                Some((hash, r.id))
+                Some((hash, Arc::from(r.id)))
             })
             .collect();
         let count = entries.len();

@@ -17,7 +17,7 @@ use crate::clone::profile::ProfileError;
 use crate::clone::{display_name, ClonedVoiceSummary};
 
 /// `POST /v1/voice-clone/`.
-#[utoipa::path(post, path = "/voice-clone/", operation_id = "cloneVoice", tag = "cloning", summary = "Clone a voice from a clip",
+#[utoipa::path(post, path = "/v1/voice-clone/", operation_id = "cloneVoice", tag = "cloning", summary = "Clone a voice from a clip",
     request_body(content = crate::http::openapi::VoiceCloneForm, content_type = "multipart/form-data"),
     responses(
         (status = 201, description = "The new voice, usable by this key wherever a voice is (Location: /v1/voices/{voice_id})", body = ClonedVoiceSummary),
@@ -55,7 +55,7 @@ pub async fn clone_voice(
         .graph
         .clone
         .clone_voice(CloneRequest {
-            owner: caller.key_id,
+            owner: caller.key_id.to_string(),
             name,
             consent,
             samples: audio.samples,
@@ -72,7 +72,7 @@ pub async fn clone_voice(
 }
 
 /// `DELETE /v1/voices/{voice_id}` (extension): the owner removes a cloned voice.
-#[utoipa::path(delete, path = "/voices/{voice_id}", operation_id = "deleteVoice", tag = "voices", summary = "Delete a cloned voice",
+#[utoipa::path(delete, path = "/v1/voices/{voice_id}", operation_id = "deleteVoice", tag = "voices", summary = "Delete a cloned voice",
     params(("voice_id" = String, Path, description = "A cloned voice of this key", example = "cv_3f9a1c2e7b5d4a60")),
     responses(
         (status = 204, description = "Deleted; synthesis with it now answers 404"),

@@ -165,7 +165,7 @@ async fn create_from_rules(
 }
 
 /// `POST /v1/pronunciation-dictionaries/add-from-rules`.
-#[utoipa::path(post, path = "/pronunciation-dictionaries/add-from-rules", operation_id = "addDictionaryFromRules",
+#[utoipa::path(post, path = "/v1/pronunciation-dictionaries/add-from-rules", operation_id = "addDictionaryFromRules",
     tag = "pronunciation", summary = "Create a pronunciation dictionary from rules",
     description = "Aliases respell a word or phrase; phoneme rules give a word's IPA. Every rule is checked before anything is kept.",
     request_body = AddFromRules,
@@ -184,7 +184,7 @@ pub async fn add_from_rules(
 }
 
 /// `POST /v1/pronunciation-dictionaries`: the same as `add-from-rules`.
-#[utoipa::path(post, path = "/pronunciation-dictionaries", operation_id = "createDictionary",
+#[utoipa::path(post, path = "/v1/pronunciation-dictionaries", operation_id = "createDictionary",
     tag = "pronunciation", summary = "Create a pronunciation dictionary from rules (same as add-from-rules)",
     request_body = AddFromRules,
     responses(
@@ -202,7 +202,7 @@ pub async fn create(
 }
 
 /// `POST /v1/pronunciation-dictionaries/add-from-file`.
-#[utoipa::path(post, path = "/pronunciation-dictionaries/add-from-file", operation_id = "addDictionaryFromFile",
+#[utoipa::path(post, path = "/v1/pronunciation-dictionaries/add-from-file", operation_id = "addDictionaryFromFile",
     tag = "pronunciation", summary = "Create a pronunciation dictionary from a PLS file",
     request_body(content = AddFromFileForm, content_type = "multipart/form-data"),
     responses(
@@ -248,7 +248,7 @@ pub async fn add_from_file(
 }
 
 /// `GET /v1/pronunciation-dictionaries`.
-#[utoipa::path(get, path = "/pronunciation-dictionaries", operation_id = "listDictionaries",
+#[utoipa::path(get, path = "/v1/pronunciation-dictionaries", operation_id = "listDictionaries",
     tag = "pronunciation", summary = "List this key's pronunciation dictionaries",
     params(ListQuery),
     responses(
@@ -286,7 +286,7 @@ pub async fn list(
 }
 
 /// `GET /v1/pronunciation-dictionaries/{pronunciation_dictionary_id}`.
-#[utoipa::path(get, path = "/pronunciation-dictionaries/{pronunciation_dictionary_id}", operation_id = "getDictionary",
+#[utoipa::path(get, path = "/v1/pronunciation-dictionaries/{pronunciation_dictionary_id}", operation_id = "getDictionary",
     tag = "pronunciation", summary = "Read a pronunciation dictionary with its rules",
     params(("pronunciation_dictionary_id" = String, Path, description = "A dictionary of this key")),
     responses(
@@ -307,7 +307,7 @@ pub async fn get(
 }
 
 /// `DELETE /v1/pronunciation-dictionaries/{pronunciation_dictionary_id}`.
-#[utoipa::path(delete, path = "/pronunciation-dictionaries/{pronunciation_dictionary_id}", operation_id = "deleteDictionary",
+#[utoipa::path(delete, path = "/v1/pronunciation-dictionaries/{pronunciation_dictionary_id}", operation_id = "deleteDictionary",
     tag = "pronunciation", summary = "Delete a pronunciation dictionary",
     description = "Synthesis naming it then answers 404; jobs already created keep the rules they were created with.",
     params(("pronunciation_dictionary_id" = String, Path, description = "A dictionary of this key")),
@@ -326,7 +326,7 @@ pub async fn delete(
 }
 
 /// `GET /v1/pronunciation-dictionaries/{pronunciation_dictionary_id}/{version_id}/download`.
-#[utoipa::path(get, path = "/pronunciation-dictionaries/{pronunciation_dictionary_id}/{version_id}/download",
+#[utoipa::path(get, path = "/v1/pronunciation-dictionaries/{pronunciation_dictionary_id}/{version_id}/download",
     operation_id = "downloadDictionary", tag = "pronunciation", summary = "Download a dictionary version as a PLS file",
     params(("pronunciation_dictionary_id" = String, Path, description = "A dictionary of this key"),
         ("version_id" = String, Path, description = "Its version")),

@@ -1,57 +1,111 @@
-//! The edge of every request, in one middleware (one layer instead of four keeps the per-request cost low):
+//! The front of every request: one plain async function around the router instead of a stack of middleware
+//! layers (each of which would clone and box the service under it on every request):
 //!
 //! - a request id: the caller's `X-Request-Id` when it sends one, else a new one; on every response;
-//! - a tracing span carrying that id, so every log line written while the request is handled names it;
+//! - that id on every log line written while the request is handled ([`request_scope`]);
+//! - for everything under `/v1`: authentication and rate limits ([`Guard::admit`]), before the route is looked
+//!   up, so an unknown `/v1` path without a key is 401, not 404;
+//! - a body that stops sending is abandoned after `server.body_timeout_seconds` (slow-loris uploads hold no
+//!   handler for long);
 //! - metrics: the request counted by route template, method and status, and timed;
 //! - problem+json bodies for every error response, naming the request's path and id.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
-use axum::extract::{Request, State};
+use axum::body::{Body, HttpBody as _};
+use axum::extract::Request;
 use axum::http::HeaderValue;
-use axum::middleware::Next;
 use axum::response::Response;
-use tracing::Instrument as _;
+use axum::Router;
+use tower::ServiceExt as _;
 
+use super::limits::Guard;
 use super::problem::{self, ProblemBase, REQUEST_ID};
 use crate::telemetry::metrics::{method_label, Routes};
+use crate::telemetry::request_scope;
 
-/// What the edge needs: the base of problem `type` URLs and the route templates metrics are counted under.
-#[derive(Clone)]
-pub struct Edge {
-    /// `{public_base_url}` of problem `type` URLs.
-    pub base: ProblemBase,
-    /// The documented route templates.
-    pub routes: Routes,
+/// Whether `path` is under `/v1`, the authenticated part of the API.
+pub fn under_v1(path: &str) -> bool {
+    path.strip_prefix("/v1")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-/// The middleware.
-pub async fn edge(State(edge): State<Edge>, mut request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let id = match request.headers().get(REQUEST_ID) {
-        Some(id) => id.clone(),
-        None => {
-            let id = new_request_id();
-            request.headers_mut().insert(REQUEST_ID, id.clone());
-            id
+/// The router and everything the front needs, shared by every connection.
+#[derive(Clone)]
+pub struct Front(Arc<Parts>);
+
+/// What [`Front`] holds.
+pub struct Parts {
+    /// The routes.
+    pub router: Router,
+    /// `{public_base_url}` of problem `type` URLs.
+    pub base: ProblemBase,
+    /// The documented route templates metrics are counted under.
+    pub routes: Routes,
+    /// Authentication and rate limits for `/v1`.
+    pub guard: Guard,
+    /// How long a request body may go without sending anything.
+    pub body_timeout: Duration,
+}
+
+impl Front {
+    /// The front of `parts.router`.
+    pub fn new(parts: Parts) -> Self {
+        Self(Arc::new(parts))
+    }
+
+    /// Answer one request.
+    pub async fn handle(&self, mut request: Request) -> Response {
+        let started = Instant::now();
+        let id = match request.headers().get(REQUEST_ID) {
+            Some(id) => id.clone(),
+            None => {
+                let id = new_request_id();
+                request.headers_mut().insert(REQUEST_ID, id.clone());
+                id
+            }
+        };
+        // Kept by reference count (no copy) for the rare response that turns out to be an error.
+        let uri = request.uri().clone();
+        let method = method_label(request.method());
+        let route = self.0.routes.index_of(uri.path());
+        let response = request_scope::scope(id.clone(), self.forward(request)).await;
+        let id_text = id.to_str().unwrap_or_default();
+        let mut response = problem::render(response, &self.0.base, uri.path(), Some(id_text));
+        let status = response.status().as_u16();
+        tracing::debug!(request_id = %id_text, method, path = uri.path(), status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
+        self.0
+            .routes
+            .record(route, method, status, started.elapsed().as_secs_f64());
+        response.headers_mut().insert(REQUEST_ID, id);
+        response
+    }
+
+    /// Authenticate what is under `/v1`, bound the body's pauses, and let the router answer.
+    async fn forward(&self, mut request: Request) -> Response {
+        let allowance = match under_v1(request.uri().path()) {
+            false => None,
+            true => match self.0.guard.admit(&request) {
+                Ok((caller, allowance)) => {
+                    request.extensions_mut().insert(caller);
+                    Some(allowance)
+                }
+                Err(refusal) => return *refusal,
+            },
+        };
+        if !request.body().is_end_stream() {
+            let timeout = self.0.body_timeout;
+            request =
+                request.map(|body| Body::new(tower_http::timeout::TimeoutBody::new(timeout, body)));
         }
-    };
-    // Kept by reference count (no copy) for the rare response that turns out to be an error.
-    let uri = request.uri().clone();
-    let method = method_label(request.method());
-    let route = edge.routes.index_of(uri.path());
-    let id_text = id.to_str().unwrap_or_default();
-    let span = tracing::info_span!("request", request_id = %id_text);
-    let response = next.run(request).instrument(span).await;
-    let mut response = problem::render(response, &edge.base, uri.path(), Some(id_text));
-    let status = response.status().as_u16();
-    tracing::debug!(request_id = %id_text, method, path = uri.path(), status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
-    edge.routes
-        .record(route, method, status, started.elapsed().as_secs_f64());
-    response.headers_mut().insert(REQUEST_ID, id);
-    response
+        let Ok(mut response) = self.0.router.clone().oneshot(request).await;
+        if let Some(allowance) = allowance {
+            allowance.write(response.headers_mut());
+        }
+        response
+    }
 }
 
 /// A new request id, in UUID form: a random 64-bit value drawn once per process and a 64-bit count of the

@@ -1,4 +1,4 @@
-//! Authentication and rate limiting in one middleware: every `/v1` response carries `X-RateLimit-Limit`,
+//! Authentication and rate limiting in one check ([`Guard::admit`], run by the front of every request): every `/v1` response carries `X-RateLimit-Limit`,
 //! `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a request over its limit gets 429 with `Retry-After` and a
 //! detail naming the limit and the category.
 
@@ -7,16 +7,15 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
-use super::auth::KeyRing;
+use super::auth::{Caller, KeyRing};
 use super::problem::ApiError;
 use crate::config::LimitSettings;
 
@@ -78,6 +77,8 @@ type Limiter<K> =
 struct Bucket<K: std::hash::Hash + Eq + Clone> {
     limiter: Limiter<K>,
     per_minute: u32,
+    /// `x-ratelimit-limit`, the same on every response.
+    limit_header: HeaderValue,
 }
 
 impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
@@ -86,6 +87,7 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
         Self {
             limiter: RateLimiter::keyed(Quota::per_minute(rate)).with_middleware(),
             per_minute: rate.get(),
+            limit_header: HeaderValue::from(rate.get()),
         }
     }
 
@@ -97,7 +99,7 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
             Ok(snapshot) => {
                 let remaining = snapshot.remaining_burst_capacity();
                 let reset = now + f64::from(self.per_minute - remaining) * interval;
-                (Allowance(self.per_minute, remaining, reset), None)
+                (Allowance(self.limit_header.clone(), remaining, reset), None)
             }
             Err(not_until) => {
                 let wait = not_until.wait_time_from(DefaultClock::default().now());
@@ -108,7 +110,7 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
                     self.per_minute
                 );
                 (
-                    Allowance(self.per_minute, 0, reset),
+                    Allowance(self.limit_header.clone(), 0, reset),
                     Some(ApiError::rate_limited(detail, retry_after)),
                 )
             }
@@ -123,11 +125,12 @@ fn unix_seconds() -> f64 {
 }
 
 /// Limit, remaining and reset time: the rate-limit headers of a response.
-struct Allowance(u32, u32, f64);
+pub struct Allowance(HeaderValue, u32, f64);
 
 impl Allowance {
-    fn write(&self, headers: &mut HeaderMap) {
-        headers.insert(LIMIT, HeaderValue::from(self.0));
+    /// Write the `x-ratelimit-*` headers.
+    pub fn write(self, headers: &mut HeaderMap) {
+        headers.insert(LIMIT, self.0);
         headers.insert(REMAINING, HeaderValue::from(self.1));
         headers.insert(RESET, HeaderValue::from(self.2.ceil() as u64));
     }
@@ -139,9 +142,9 @@ const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
 
 /// The limiters of a server.
 pub struct RateLimits {
-    synthesis: Bucket<String>,
-    status: Bucket<String>,
-    default: Bucket<String>,
+    synthesis: Bucket<Arc<str>>,
+    status: Bucket<Arc<str>>,
+    default: Bucket<Arc<str>>,
     unauthenticated: Bucket<IpAddr>,
 }
 
@@ -165,8 +168,7 @@ impl RateLimits {
     }
 }
 
-/// State of the guard middleware.
-#[derive(Clone)]
+/// Authentication and rate limits for `/v1`.
 pub struct Guard {
     /// Accepted keys.
     pub keys: KeyRing,
@@ -174,45 +176,46 @@ pub struct Guard {
     pub limits: Arc<RateLimits>,
 }
 
-/// Middleware for `/v1`: authenticate, count against the caller's limit, attach the headers.
-pub async fn guard(State(guard): State<Guard>, mut request: Request, next: Next) -> Response {
-    let category = Category::of(request.method(), request.uri().path());
-    let presented = request
-        .headers()
-        .get("xi-api-key")
-        .and_then(|v| v.to_str().ok());
-    let caller = presented.and_then(|k| guard.keys.authenticate(k));
-    let presented = presented.is_some();
-    let Some(caller) = caller else {
-        // Unauthenticated requests are limited per client address, so key guessing is slow.
-        let ip = request
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-        let (headers, limited) = guard
-            .limits
-            .unauthenticated
-            .check(&ip, UNAUTHENTICATED_SCOPE);
-        let error = limited.unwrap_or_else(|| match presented {
-            false => ApiError::unauthorized("missing API key: send it in the xi-api-key header"),
-            true => ApiError::unauthorized("invalid API key"),
-        });
-        return with_headers(error.into_response(), headers);
-    };
-    let bucket = match category {
-        Category::Synthesis => &guard.limits.synthesis,
-        Category::Status => &guard.limits.status,
-        Category::Default => &guard.limits.default,
-    };
-    let (headers, limited) = bucket.check(&caller.key_id, category.scope());
-    if let Some(error) = limited {
-        tracing::info!(key_id = %caller.key_id, category = category.name(), "rate limited");
-        metrics::counter!(crate::telemetry::metrics::RATE_LIMITED, "category" => category.name())
-            .increment(1);
-        return with_headers(error.into_response(), headers);
+impl Guard {
+    /// Authenticate `request` and count it against its caller's limit: the caller and the `x-ratelimit-*`
+    /// headers its response will carry, or the refusal (401 or 429, with those headers).
+    pub fn admit(&self, request: &Request) -> Result<(Caller, Allowance), Box<Response>> {
+        let presented = request
+            .headers()
+            .get("xi-api-key")
+            .and_then(|v| v.to_str().ok());
+        let caller = presented.and_then(|k| self.keys.authenticate(k));
+        let Some(caller) = caller else {
+            // Unauthenticated requests are limited per client address, so key guessing is slow.
+            let ip = request
+                .extensions()
+                .get::<ConnectInfo<SocketAddr>>()
+                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+            let (headers, limited) = self
+                .limits
+                .unauthenticated
+                .check(&ip, UNAUTHENTICATED_SCOPE);
+            let error = limited.unwrap_or_else(|| match presented {
+                None => ApiError::unauthorized("missing API key: send it in the xi-api-key header"),
+                Some(_) => ApiError::unauthorized("invalid API key"),
+            });
+            return Err(Box::new(with_headers(error.into_response(), headers)));
+        };
+        let category = Category::of(request.method(), request.uri().path());
+        let bucket = match category {
+            Category::Synthesis => &self.limits.synthesis,
+            Category::Status => &self.limits.status,
+            Category::Default => &self.limits.default,
+        };
+        let (allowance, limited) = bucket.check(&caller.key_id, category.scope());
+        if let Some(error) = limited {
+            tracing::info!(key_id = %caller.key_id, category = category.name(), "rate limited");
+            metrics::counter!(crate::telemetry::metrics::RATE_LIMITED, "category" => category.name())
+                .increment(1);
+            return Err(Box::new(with_headers(error.into_response(), allowance)));
+        }
+        Ok((caller, allowance))
     }
-    request.extensions_mut().insert(caller);
-    with_headers(next.run(request).await, headers)
 }
 
 fn with_headers(mut response: Response, allowance: Allowance) -> Response {

@@ -25,7 +25,6 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::post;
-use axum::Router;
 use utoipa::OpenApi as _;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -77,13 +76,13 @@ pub struct Shared {
     pub decoders: Arc<tokio::sync::Semaphore>,
 }
 
-/// Every documented route: `/v1` (to be put behind authentication) and the open operational routes.
+/// Every documented route: `/v1` (authenticated by the front) and the open operational routes.
 fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
     // Audio uploads count their own bytes as they stream (`upload`), against `asr.max_upload_bytes`.
     // The spec writes the two upload paths with a trailing slash; without it they are the same endpoints.
     let uploads = OpenApiRouter::new()
-        .route("/speech-to-text", post(recognition::speech_to_text)) // alias:
-        .route("/voice-clone", post(cloning::clone_voice)) // alias:
+        .route("/v1/speech-to-text", post(recognition::speech_to_text)) // alias:
+        .route("/v1/voice-clone", post(cloning::clone_voice)) // alias:
         .routes(routes!(recognition::speech_to_text))
         .routes(routes!(agent::converse_audio))
         .routes(routes!(cloning::clone_voice))
@@ -101,7 +100,8 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(dictionaries::add_from_rules))
         .routes(routes!(dictionaries::get, dictionaries::delete))
         .routes(routes!(dictionaries::download))
-        .merge(uploads);
+        .merge(uploads)
+        .layer(DefaultBodyLimit::max(JSON_LIMIT));
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
@@ -114,35 +114,31 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
 /// The OpenAPI 3.1 document of this API, as served at `GET /openapi.json`.
 pub fn openapi_document() -> utoipa::openapi::OpenApi {
     let (v1, open) = documented();
-    let (_, api) = open.nest("/v1", v1).split_for_parts();
+    let (_, api) = open.merge(v1).split_for_parts();
     openapi::finish(api)
 }
 
-/// The complete router: `/v1` behind authentication and rate limits, health probes and the API document open,
+/// The complete service: `/v1` behind authentication and rate limits, health probes and the API document open,
 /// problem+json for every error.
-pub fn router(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> Router {
+pub fn front(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> edge::Front {
     let (v1, open) = documented();
-    let v1 = v1
-        .fallback(|| async { problem::ApiError::not_found("no such endpoint under /v1") })
-        .layer(DefaultBodyLimit::max(JSON_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(
-            Guard { keys, limits },
-            limits::guard,
-        ));
+    let body_timeout = std::time::Duration::from_secs(state.settings.server.body_timeout_seconds);
     let base = ProblemBase(Arc::from(state.settings.server.public_base_url.as_str()));
-    let state_timeout = state.settings.server.body_timeout_seconds;
-    let (router, api) = open.nest("/v1", v1).split_for_parts();
+    let (router, api) = open.merge(v1).split_for_parts();
     let api = openapi::finish(api);
-    let edge = edge::Edge {
+    let router = router
+        .fallback(|uri: axum::http::Uri| async move {
+            match edge::under_v1(uri.path()) {
+                true => problem::ApiError::not_found("no such endpoint under /v1"),
+                false => problem::ApiError::not_found("no such resource"),
+            }
+        })
+        .with_state(state);
+    edge::Front::new(edge::Parts {
+        router,
         base,
         routes: Routes::new(api.paths.paths.keys().cloned()),
-    };
-    router
-        .fallback(|| async { problem::ApiError::not_found("no such resource") })
-        .with_state(state)
-        // A body that stops sending is abandoned (slow-loris uploads hold no handler for long).
-        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
-            std::time::Duration::from_secs(state_timeout),
-        ))
-        .layer(axum::middleware::from_fn_with_state(edge, edge::edge))
+        guard: Guard { keys, limits },
+        body_timeout,
+    })
 }

@@ -2,7 +2,7 @@
 //! `type` = `{public_base_url}/errors/<code>`, `title`, `status` and `detail`.
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -120,7 +120,7 @@ struct ProblemBody<'a> {
 }
 
 /// The request id header.
-pub const REQUEST_ID: &str = "x-request-id";
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The public base URL that problem `type` URLs are built from.
 #[derive(Clone)]

@@ -32,7 +32,7 @@ pub struct TranscriptionResponse {
 }
 
 /// `POST /v1/speech-to-text/`.
-#[utoipa::path(post, path = "/speech-to-text/", operation_id = "speechToText", tag = "recognition", summary = "Transcribe audio",
+#[utoipa::path(post, path = "/v1/speech-to-text/", operation_id = "speechToText", tag = "recognition", summary = "Transcribe audio",
     request_body(content = crate::http::openapi::SpeechToTextForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "The transcript", body = TranscriptionResponse),

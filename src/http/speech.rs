@@ -88,7 +88,7 @@ fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
 }
 
 /// `POST /v1/text-to-speech/{voice_id}`: 200 with audio up to 2,000 characters, 202 with a job beyond.
-#[utoipa::path(post, path = "/text-to-speech/{voice_id}", operation_id = "textToSpeech", tag = "speech",
+#[utoipa::path(post, path = "/v1/text-to-speech/{voice_id}", operation_id = "textToSpeech", tag = "speech",
     summary = "Synthesise Swahili speech",
     description = "Up to 2,000 characters: 200 with a base64 16 kHz mono WAV. 2,001 to 5,000: 202 with a job.",
     params(("voice_id" = String, Path, description = "A voice from GET /v1/voices", example = "zuri")),
@@ -164,7 +164,7 @@ pub struct JobRequest {
 }
 
 /// `POST /v1/tts/jobs` → 202.
-#[utoipa::path(post, path = "/tts/jobs", operation_id = "createJob", tag = "speech", summary = "Create a synthesis job",
+#[utoipa::path(post, path = "/v1/tts/jobs", operation_id = "createJob", tag = "speech", summary = "Create a synthesis job",
     request_body = JobRequest,
     responses(
         (status = 202, description = "Queued", body = JobCreated),
@@ -202,7 +202,7 @@ async fn queue_job(
     pronunciation: Vec<Rule>,
 ) -> Result<Response, ApiError> {
     let job = NewJob {
-        owner: caller.key_id,
+        owner: caller.key_id.to_string(),
         text,
         voice_id,
         settings,
@@ -231,7 +231,7 @@ pub struct JobView {
 }
 
 /// `GET /v1/tts/jobs/{job_id}`.
-#[utoipa::path(get, path = "/tts/jobs/{job_id}", operation_id = "getJob", tag = "speech", summary = "Read a job's status",
+#[utoipa::path(get, path = "/v1/tts/jobs/{job_id}", operation_id = "getJob", tag = "speech", summary = "Read a job's status",
     params(("job_id" = String, Path, description = "The id from the 202 answer")),
     responses(
         (status = 200, description = "The job", body = JobView),
@@ -255,7 +255,7 @@ pub async fn job_status(
 }
 
 /// `GET /v1/tts/jobs/{job_id}/audio`: the WAV of a succeeded job.
-#[utoipa::path(get, path = "/tts/jobs/{job_id}/audio", operation_id = "getJobAudio", tag = "speech", summary = "Download a job's audio",
+#[utoipa::path(get, path = "/v1/tts/jobs/{job_id}/audio", operation_id = "getJobAudio", tag = "speech", summary = "Download a job's audio",
     params(("job_id" = String, Path, description = "The id from the 202 answer"),
         ("Range" = Option<String>, Header, description = "One byte range, e.g. `bytes=0-1023` (RFC 9110)")),
     responses(

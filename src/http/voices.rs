@@ -27,7 +27,7 @@ pub struct VoiceList {
 }
 
 /// `GET /v1/voices[?language=sw]`: the server's voices, then the caller's cloned voices.
-#[utoipa::path(get, path = "/voices", operation_id = "listVoices", tag = "voices", summary = "List voices", params(VoiceFilter),
+#[utoipa::path(get, path = "/v1/voices", operation_id = "listVoices", tag = "voices", summary = "List voices", params(VoiceFilter),
     responses((status = 200, description = "The voices", body = VoiceList)))]
 pub async fn list(
     State(state): State<AppState>,
@@ -41,7 +41,7 @@ pub async fn list(
 }
 
 /// `GET /v1/voices/{voice_id}`.
-#[utoipa::path(get, path = "/voices/{voice_id}", operation_id = "getVoice", tag = "voices", summary = "One voice",
+#[utoipa::path(get, path = "/v1/voices/{voice_id}", operation_id = "getVoice", tag = "voices", summary = "One voice",
     params(("voice_id" = String, Path, description = "The voice id", example = "zuri")),
     responses(
         (status = 200, description = "The voice", body = VoiceInfo),

@@ -1,25 +1,59 @@
-//! Logging (`tracing` with structured fields, a `RUST_LOG`-style filter, text or JSON lines on stderr) and
+//! Logging (`tracing` with structured fields, a `RUST_LOG`-style filter, text or JSON lines on stderr, the request
+//! id on every line written for a request) and
 //! [`metrics`] for Prometheus.
 
 pub mod labels;
 pub mod metrics;
+pub mod request_scope;
 
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+use tracing_subscriber::{EnvFilter, Layer, Registry};
 
 use crate::config::{LogFormat, LogSettings};
+use request_scope::{Style, WithRequestId};
 
-/// Install the global subscriber (once; later calls are ignored). `RUST_LOG` overrides the configured filter.
+/// Install the global subscriber (once; later calls are ignored). `RUST_LOG` overrides the configured filter
+/// (an invalid `RUST_LOG` is ignored).
 pub fn init(settings: &LogSettings) {
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&settings.filter));
+    let directives = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|d| !d.trim().is_empty() && EnvFilter::try_new(d).is_ok())
+        .unwrap_or_else(|| settings.filter.clone());
+    // Plain `target=level` lists are decided once per call site; only directives that name spans or fields
+    // (`[span{field}]`) need `EnvFilter`, which looks at every span as requests enter and leave it.
+    match directives.parse::<Targets>() {
+        Ok(targets) if !directives.contains('[') => install(targets, settings.format),
+        _ => install(EnvFilter::new(&directives), settings.format),
+    }
+}
+
+fn install<F: Layer<Registry> + Send + Sync + 'static>(filter: F, format: LogFormat) {
     // Colours only for a person at a terminal: a log file or collector gets plain text.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let layer = tracing_subscriber::fmt::layer()
         .with_ansi(ansi)
         .with_writer(std::io::stderr);
-    let _ = match settings.format {
-        LogFormat::Json => builder.json().flatten_event(true).try_init(),
-        LogFormat::Text => builder.try_init(),
+    let registry = tracing_subscriber::registry().with(filter);
+    let _ = match format {
+        LogFormat::Json => registry
+            .with(
+                layer
+                    .json()
+                    .flatten_event(true)
+                    .map_event_format(|inner| WithRequestId {
+                        inner,
+                        style: Style::Json,
+                    }),
+            )
+            .try_init(),
+        // The line is formatted apart before the id is added, so the format keeps the colour setting itself.
+        LogFormat::Text => registry
+            .with(layer.map_event_format(|inner| WithRequestId {
+                inner: inner.with_ansi(ansi),
+                style: Style::Text,
+            }))
+            .try_init(),
     };
 }

@@ -13,15 +13,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::edge::Front;
 use axum::extract::ConnectInfo;
-use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
-use tower::ServiceExt;
 
 use activity::{Activity, Watched};
 
@@ -50,7 +49,7 @@ content-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\
 /// Serve `app` on `listener` until `shutdown` completes, then give open requests the grace period.
 pub async fn serve(
     listener: TcpListener,
-    app: Router,
+    app: Front,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
@@ -95,9 +94,9 @@ pub async fn serve(
                 .insert(ConnectInfo::<SocketAddr>(remote));
             // The request counts as in flight until its response body has been sent.
             let in_flight = requests.request_started();
-            let response = app.clone().oneshot(request.map(axum::body::Body::new));
+            let app = app.clone();
             async move {
-                let response = response.await?;
+                let response = app.handle(request.map(axum::body::Body::new)).await;
                 Ok::<_, std::convert::Infallible>(response.map(|body| {
                     axum::body::Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
                         let _held = &in_flight;
