@@ -26,7 +26,7 @@ use tower::ServiceExt;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const KEY: &str = "bench-key-0123456789";
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 const WINDOW: &str = "5s";
 
 fn wrk_rps(threads: usize, url: &str) -> f64 {
@@ -210,7 +210,7 @@ fn inside(body: Arc<Vec<u8>>) {
     println!("|---|---|---|");
     println!("| handler alone | {alone:.2} | — |");
     println!(
-        "| + the front: request id, tracing span, authentication, rate limits, body timeout, metrics, problem rendering | {fronted:.2} | {:+.2} |",
+        "| + the front: request id, log scope, authentication, rate limits, body timeout, metrics, problem rendering | {fronted:.2} | {:+.2} |",
         fronted - alone
     );
 }

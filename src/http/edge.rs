@@ -10,6 +10,7 @@
 //! - metrics: the request counted by route template, method and status, and timed;
 //! - problem+json bodies for every error response, naming the request's path and id.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -21,7 +22,7 @@ use axum::response::Response;
 use axum::Router;
 use tower::ServiceExt as _;
 
-use super::limits::Guard;
+use super::limits::{Allowance, Guard};
 use super::problem::{self, ProblemBase, REQUEST_ID};
 use crate::telemetry::metrics::{method_label, Routes};
 use crate::telemetry::request_scope;
@@ -56,8 +57,9 @@ impl Front {
         Self(Arc::new(parts))
     }
 
-    /// Answer one request.
-    pub async fn handle(&self, mut request: Request) -> Response {
+    /// Answer one request. What can be decided at once (the id, authentication, limits) is decided before
+    /// the future is made, which then holds only what the router's answer still needs.
+    pub fn handle(&self, mut request: Request) -> impl Future<Output = Response> + Send + 'static {
         let started = Instant::now();
         let id = match request.headers().get(REQUEST_ID) {
             Some(id) => id.clone(),
@@ -71,40 +73,54 @@ impl Front {
         let uri = request.uri().clone();
         let method = method_label(request.method());
         let route = self.0.routes.index_of(uri.path());
-        let response = request_scope::scope(id.clone(), self.forward(request)).await;
-        let id_text = id.to_str().unwrap_or_default();
-        let mut response = problem::render(response, &self.0.base, uri.path(), Some(id_text));
-        let status = response.status().as_u16();
-        tracing::debug!(request_id = %id_text, method, path = uri.path(), status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
-        self.0
-            .routes
-            .record(route, method, status, started.elapsed().as_secs_f64());
-        response.headers_mut().insert(REQUEST_ID, id);
-        response
+        let front = Arc::clone(&self.0);
+        let admitted = request_scope::sync_scope(id.clone(), || front.admit(request));
+        let routed = admitted.map(|(request, allowance)| {
+            let answer = front.router.clone().oneshot(request);
+            (request_scope::scope(id.clone(), answer), allowance)
+        });
+        async move {
+            let mut response = match routed {
+                Ok((answer, allowance)) => {
+                    let Ok(mut response) = answer.await;
+                    if let Some(allowance) = allowance {
+                        allowance.write(response.headers_mut());
+                    }
+                    response
+                }
+                Err(refusal) => *refusal,
+            };
+            let id_text = id.to_str().unwrap_or_default();
+            response = problem::render(response, &front.base, uri.path(), Some(id_text));
+            let status = response.status().as_u16();
+            tracing::debug!(request_id = %id_text, method, path = uri.path(), status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
+            front
+                .routes
+                .record(route, method, status, started.elapsed().as_secs_f64());
+            response.headers_mut().insert(REQUEST_ID, id);
+            response
+        }
     }
+}
 
-    /// Authenticate what is under `/v1`, bound the body's pauses, and let the router answer.
-    async fn forward(&self, mut request: Request) -> Response {
+impl Parts {
+    /// Authenticate what is under `/v1` and bound the body's pauses: the request to route, with the rate-limit
+    /// headers its response will carry, or the refusal.
+    fn admit(&self, mut request: Request) -> Result<(Request, Option<Allowance>), Box<Response>> {
         let allowance = match under_v1(request.uri().path()) {
             false => None,
-            true => match self.0.guard.admit(&request) {
-                Ok((caller, allowance)) => {
-                    request.extensions_mut().insert(caller);
-                    Some(allowance)
-                }
-                Err(refusal) => return *refusal,
-            },
+            true => {
+                let (caller, allowance) = self.guard.admit(&request)?;
+                request.extensions_mut().insert(caller);
+                Some(allowance)
+            }
         };
         if !request.body().is_end_stream() {
-            let timeout = self.0.body_timeout;
+            let timeout = self.body_timeout;
             request =
                 request.map(|body| Body::new(tower_http::timeout::TimeoutBody::new(timeout, body)));
         }
-        let Ok(mut response) = self.0.router.clone().oneshot(request).await;
-        if let Some(allowance) = allowance {
-            allowance.write(response.headers_mut());
-        }
-        response
+        Ok((request, allowance))
     }
 }
 

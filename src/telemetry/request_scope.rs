@@ -16,9 +16,14 @@ tokio::task_local! {
     static REQUEST_ID: HeaderValue;
 }
 
-/// Run `future` with `id` as the request id of the log lines it writes.
-pub async fn scope<F: Future>(id: HeaderValue, future: F) -> F::Output {
-    REQUEST_ID.scope(id, future).await
+/// `future`, with `id` as the request id of the log lines it writes.
+pub fn scope<F: Future>(id: HeaderValue, future: F) -> impl Future<Output = F::Output> {
+    REQUEST_ID.scope(id, future)
+}
+
+/// Run `work` with `id` as the request id of the log lines it writes.
+pub fn sync_scope<R>(id: HeaderValue, work: impl FnOnce() -> R) -> R {
+    REQUEST_ID.sync_scope(id, work)
 }
 
 /// The request id of the running task, if it is handling a request.

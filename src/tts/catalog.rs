@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, RwLock};
 
+use bytes::Bytes;
 use serde::Serialize;
 
 use super::lexicon::Lexicon;
@@ -68,12 +69,20 @@ struct Cloned {
     entry: Entry,
 }
 
+/// The server voices as JSON.
+struct Written {
+    /// Each voice.
+    each: Vec<String>,
+    /// The whole list body, for a caller without cloned voices and no language filter.
+    all: Bytes,
+}
+
 /// Every voice of this server, in listing order, then the cloned voices.
 #[derive(Default)]
 pub struct VoiceRegistry {
     entries: Vec<Entry>,
-    /// Each server voice's JSON, written once: the voice list is the most requested document.
-    entries_json: std::sync::OnceLock<Vec<String>>,
+    /// The server voices' JSON, written once: the voice list is the most requested document.
+    entries_json: std::sync::OnceLock<Written>,
     cloned: RwLock<Vec<Cloned>>,
     /// The server's lexicon, which every voice reads with unless a request brings its own.
     lexicon: Arc<Lexicon>,
@@ -189,35 +198,34 @@ impl VoiceRegistry {
 
     /// The body of the voice list `owner` sees (or of one language), `{"voices": [...]}`: the server's voices,
     /// from JSON written once, then the owner's cloned voices.
-    pub fn list_json_for(&self, owner: &str, language: Option<&str>) -> String {
+    pub fn list_json_for(&self, owner: &str, language: Option<&str>) -> Bytes {
         let written = self.entries_json.get_or_init(|| {
-            self.entries
+            let each: Vec<String> = self
+                .entries
                 .iter()
                 .map(|e| serde_json::to_string(&e.info).unwrap_or_default())
-                .collect()
+                .collect();
+            let all = Bytes::from(list_body(each.iter().map(String::as_str)));
+            Written { each, all }
         });
-        let mut body = String::with_capacity(64 + written.iter().map(String::len).sum::<usize>());
-        body.push_str("{\"voices\":[");
-        let mut first = true;
-        let mut push = |json: &str| {
-            if !std::mem::take(&mut first) {
-                body.push(',');
-            }
-            body.push_str(json);
-        };
-        for (entry, json) in self.entries.iter().zip(written) {
-            if language.is_none_or(|l| entry.info.language_code.eq_ignore_ascii_case(l)) {
-                push(json);
-            }
+        let cloned = self.read_cloned();
+        let mut owned = cloned.iter().filter(|c| c.owner == owner).peekable();
+        if language.is_none() && owned.peek().is_none() {
+            return written.all.clone();
         }
-        for cloned in self.read_cloned().iter().filter(|c| c.owner == owner) {
-            let info = &cloned.entry.info;
-            if language.is_none_or(|l| info.language_code.eq_ignore_ascii_case(l)) {
-                push(&serde_json::to_string(info).unwrap_or_default());
-            }
-        }
-        body.push_str("]}");
-        body
+        let wanted =
+            |info: &VoiceInfo| language.is_none_or(|l| info.language_code.eq_ignore_ascii_case(l));
+        let server = self
+            .entries
+            .iter()
+            .zip(&written.each)
+            .filter(|(entry, _)| wanted(&entry.info))
+            .map(|(_, json)| std::borrow::Cow::Borrowed(json.as_str()));
+        let theirs = owned.filter(|c| wanted(&c.entry.info)).map(|c| {
+            std::borrow::Cow::Owned(serde_json::to_string(&c.entry.info).unwrap_or_default())
+        });
+        let parts: Vec<std::borrow::Cow<str>> = server.chain(theirs).collect();
+        Bytes::from(list_body(parts.iter().map(|p| p.as_ref())))
     }
 
     /// Add a cloned voice owned by `owner` (replacing one with the same id); an `Err` lists it as inactive
@@ -335,4 +343,18 @@ fn load(
         }
         _ => error.to_string(),
     })
+}
+
+/// `{"voices":[…]}` around the voices' JSON.
+fn list_body<'a>(voices: impl Iterator<Item = &'a str> + Clone) -> String {
+    let mut body = String::with_capacity(16 + voices.clone().map(|v| v.len() + 1).sum::<usize>());
+    body.push_str("{\"voices\":[");
+    for (i, voice) in voices.enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(voice);
+    }
+    body.push_str("]}");
+    body
 }

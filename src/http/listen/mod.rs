@@ -94,9 +94,9 @@ pub async fn serve(
                 .insert(ConnectInfo::<SocketAddr>(remote));
             // The request counts as in flight until its response body has been sent.
             let in_flight = requests.request_started();
-            let app = app.clone();
+            let response = app.handle(request.map(axum::body::Body::new));
             async move {
-                let response = app.handle(request.map(axum::body::Body::new)).await;
+                let response = response.await;
                 Ok::<_, std::convert::Infallible>(response.map(|body| {
                     axum::body::Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
                         let _held = &in_flight;
