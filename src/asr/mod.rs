@@ -1,6 +1,7 @@
 //! Speech recognition: the [`Recognizer`] trait the AsrActor owns, Whisper behind it ([`whisper`]), Whisper's
 //! log-mel front end ([`mel`]) and the plan that cuts long audio into 30 s windows at pauses ([`windows`]).
 
+pub mod ctc;
 pub mod mel;
 pub mod whisper;
 pub mod windows;
@@ -26,13 +27,57 @@ pub struct Segment {
     pub text: String,
 }
 
+/// One word and when it was said.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Word {
+    /// The word.
+    pub word: String,
+    /// Start in seconds from the beginning of the audio.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+}
+
 /// What a recognizer heard.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transcript {
     /// The whole transcript: the segments' texts joined by spaces.
     pub text: String,
-    /// The decoded windows, in order (empty when no speech was found).
+    /// The decoded stretches, in order (empty when no speech was found).
     pub segments: Vec<Segment>,
+    /// Every word with its times, from engines that align words with the audio (empty from the others).
+    pub words: Vec<Word>,
+}
+
+impl Transcript {
+    /// The transcript of timed words: segments break where the words pause for `pause` seconds or more.
+    pub fn from_words(words: Vec<Word>, pause: f64) -> Self {
+        let mut segments: Vec<Segment> = Vec::new();
+        for word in &words {
+            match segments.last_mut() {
+                Some(segment) if word.start - segment.end < pause => {
+                    segment.text.push(' ');
+                    segment.text.push_str(&word.word);
+                    segment.end = word.end;
+                }
+                _ => segments.push(Segment {
+                    start: word.start,
+                    end: word.end,
+                    text: word.word.clone(),
+                }),
+            }
+        }
+        let text = segments
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        Self {
+            text,
+            segments,
+            words,
+        }
+    }
 }
 
 /// Why recognition gave no transcript.

@@ -252,7 +252,11 @@ impl Recognizer for Whisper {
             .map(|s| s.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        Ok(Transcript { text, segments })
+        Ok(Transcript {
+            text,
+            segments,
+            words: Vec::new(),
+        })
     }
 
     fn engine(&self) -> &'static str {

@@ -1,0 +1,208 @@
+//! CTC acoustic models through ONNX Runtime: wav2vec2, XLS-R, MMS and other encoders that read raw 16 kHz audio
+//! and give one row of token scores per frame (Hugging Face's `Wav2Vec2ForCTC` exported by `tools/export_ctc.py`).
+//!
+//! The waveform is normalised as the model's `preprocessor_config.json` asks. Long audio is read in overlapping
+//! windows that start on frame boundaries; each frame is taken from the window in which it lies furthest from an
+//! edge, so the windows join without a seam. The frames' best tokens are decoded greedily ([`align`]), and the
+//! alignment gives every word its start and end time.
+
+pub mod align;
+mod files;
+
+use std::path::Path;
+
+use ort::session::Session;
+use ort::value::Tensor;
+
+use self::align::{FrameWord, Vocabulary};
+use self::files::CtcFiles;
+use super::{AsrError, Recognizer, Transcript, Word};
+use crate::models::{self, ModelError, ModelSettings, SessionPool};
+
+/// Sample rate the models read.
+pub const SAMPLE_RATE: usize = 16_000;
+
+/// Words further apart than this start a new segment.
+const SEGMENT_PAUSE_SECONDS: f64 = 1.0;
+
+/// How to load a model.
+#[derive(Debug, Clone)]
+pub struct CtcOptions {
+    /// Recognitions run at once (each gets its own session).
+    pub sessions: usize,
+    /// Runtime library, threads, optimisation.
+    pub models: ModelSettings,
+    /// Graph file suffix: `""` for `model.onnx`, `"_quantized"` for `model_quantized.onnx`.
+    pub variant: String,
+    /// Longest stretch read at once, in seconds.
+    pub window_seconds: f64,
+    /// How much neighbouring windows share, in seconds.
+    pub overlap_seconds: f64,
+}
+
+/// A loaded CTC model.
+pub struct Ctc {
+    pool: SessionPool<Session>,
+    input: String,
+    vocabulary: Vocabulary,
+    normalize: bool,
+    /// Samples per output frame (the product of the feature encoder's strides).
+    stride: usize,
+    /// The feature encoder's layers as (kernel, stride): how many frames a length gives.
+    convolutions: Vec<(usize, usize)>,
+    window: usize,
+    overlap: usize,
+}
+
+impl Ctc {
+    /// Load the model in `dir` (see [`files`] for the layout).
+    pub fn load(dir: &Path, options: &CtcOptions) -> Result<Self, ModelError> {
+        let files = CtcFiles::find(dir, &options.variant)?;
+        let described = files.describe()?;
+        let threads = models::intra_threads(&options.models);
+        let (graph, settings) = (files.graph.clone(), options.models.clone());
+        let pool = SessionPool::new(options.sessions, move || {
+            models::session(&graph, &settings, threads)
+        })?;
+        let input = pool
+            .inspect(|s| s.inputs().first().map(|i| i.name().to_string()))?
+            .ok_or_else(|| ModelError::invalid(&files.graph, "the graph has no input"))?;
+        let stride = described.stride();
+        // Windows and their overlap are whole frames (the overlap an even number of them), so every window's
+        // frames fall on the same grid and the middle of an overlap is a frame boundary.
+        let frames = |seconds: f64| (seconds * SAMPLE_RATE as f64) as usize / stride;
+        let window_frames = frames(options.window_seconds).max(2);
+        let overlap_frames = (frames(options.overlap_seconds) / 2 * 2).min(window_frames / 4 * 2);
+        let (window, overlap) = (window_frames * stride, overlap_frames * stride);
+        Ok(Self {
+            pool,
+            input,
+            vocabulary: described.vocabulary,
+            normalize: described.normalize,
+            stride,
+            convolutions: described.convolutions,
+            window,
+            overlap,
+        })
+    }
+
+    /// Frames the model gives for `samples` samples.
+    pub fn frames_for(&self, samples: usize) -> usize {
+        self.convolutions
+            .iter()
+            .try_fold(samples, |length, &(kernel, stride)| {
+                length.checked_sub(kernel).map(|rest| rest / stride + 1)
+            })
+            .unwrap_or(0)
+    }
+
+    /// The token scores of one stretch of audio: `[frames, vocabulary]` row-major, and the row width.
+    pub fn logits(&self, samples: &[f32]) -> Result<(Vec<f32>, usize), AsrError> {
+        let input = self.prepare(samples);
+        let n = input.len();
+        let name = self.input.clone();
+        self.pool
+            .with(|session| -> Result<(Vec<f32>, usize), String> {
+                let tensor = Tensor::from_array(([1usize, n], input)).map_err(|e| e.to_string())?;
+                let outputs = session
+                    .run(ort::inputs![name => tensor])
+                    .map_err(|e| e.to_string())?;
+                let (shape, scores) = outputs[0]
+                    .try_extract_tensor::<f32>()
+                    .map_err(|e| e.to_string())?;
+                let width = shape.last().copied().unwrap_or(0).max(0) as usize;
+                Ok((scores.to_vec(), width))
+            })
+            .map_err(|e| AsrError::Engine(e.to_string()))?
+            .map_err(AsrError::Engine)
+    }
+
+    /// The waveform as the model reads it: zero mean and unit variance when the model was trained so.
+    fn prepare(&self, samples: &[f32]) -> Vec<f32> {
+        if !self.normalize || samples.is_empty() {
+            return samples.to_vec();
+        }
+        let n = samples.len() as f64;
+        let mean = samples.iter().map(|&s| f64::from(s)).sum::<f64>() / n;
+        let variance = samples
+            .iter()
+            .map(|&s| (f64::from(s) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        let scale = 1.0 / (variance + 1e-7).sqrt();
+        samples
+            .iter()
+            .map(|&s| ((f64::from(s) - mean) * scale) as f32)
+            .collect()
+    }
+
+    /// The best token of every frame of `samples`, window by window.
+    pub fn best_path(
+        &self,
+        samples: &[f32],
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Vec<u32>, AsrError> {
+        let mut path = Vec::with_capacity(samples.len() / self.stride + 1);
+        let step = self.window - self.overlap;
+        let mut start = 0;
+        loop {
+            if cancel.is_cancelled() {
+                return Err(AsrError::Cancelled);
+            }
+            let end = (start + self.window).min(samples.len());
+            let last = end == samples.len();
+            let frames = self.frames_for(end - start);
+            if frames > 0 {
+                let (logits, width) = self.logits(&samples[start..end])?;
+                let best = align::best_per_frame(&logits, width);
+                // This window's own frames: from the middle of the overlap with the one before to the middle
+                // of the overlap with the one after.
+                let first = (path.len() * self.stride).saturating_sub(start) / self.stride;
+                let until = match last {
+                    true => best.len(),
+                    false => (step + self.overlap / 2) / self.stride,
+                };
+                path.extend(best.iter().take(until.min(best.len())).skip(first));
+            }
+            if last {
+                return Ok(path);
+            }
+            start += step;
+        }
+    }
+
+    /// The words of `samples` with their times in seconds.
+    pub fn words(
+        &self,
+        samples: &[f32],
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Vec<Word>, AsrError> {
+        let path = self.best_path(samples, cancel)?;
+        let seconds = |frame: usize| (frame * self.stride) as f64 / SAMPLE_RATE as f64;
+        let audio = samples.len() as f64 / SAMPLE_RATE as f64;
+        Ok(align::words(&path, &self.vocabulary)
+            .into_iter()
+            .map(|FrameWord { text, start, end }| Word {
+                word: text,
+                start: seconds(start).min(audio),
+                end: seconds(end).min(audio),
+            })
+            .collect())
+    }
+}
+
+impl Recognizer for Ctc {
+    fn transcribe_until(
+        &self,
+        samples: &[f32],
+        _language: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        let words = self.words(samples, cancel)?;
+        Ok(Transcript::from_words(words, SEGMENT_PAUSE_SECONDS))
+    }
+
+    fn engine(&self) -> &'static str {
+        "ctc"
+    }
+}

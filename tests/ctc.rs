@@ -1,0 +1,221 @@
+//! CTC recognition against the reference of `tools/make_ctc_fixtures.py`: a tiny random-weight transformers
+//! `Wav2Vec2ForCTC` in XLS-R's layout, with transformers' logits, greedy transcripts and word offsets. Runs
+//! through the real ONNX Runtime library from PyPI.
+
+mod common;
+
+use std::path::Path;
+
+use sauti::asr::ctc::{Ctc, CtcOptions};
+use sauti::asr::Recognizer;
+use sauti::cancel::Cancel;
+use sauti::models::ModelSettings;
+use serde::Deserialize;
+
+/// Largest logit difference allowed from transformers (float32 through two runtimes).
+const LOGIT_TOLERANCE: f32 = 1e-3;
+
+#[derive(Debug, Deserialize)]
+struct Reference {
+    inputs_to_logits_ratio: usize,
+    sampling_rate: usize,
+    cases: Vec<Case>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Case {
+    audio: String,
+    logits: String,
+    frames: usize,
+    vocab: usize,
+    text: String,
+    words: Vec<OffsetWord>,
+}
+
+#[derive(Debug, Deserialize)]
+struct OffsetWord {
+    word: String,
+    start_offset: usize,
+    end_offset: usize,
+}
+
+fn reference() -> Reference {
+    let text = std::fs::read_to_string(common::fixture("ctc/reference.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn floats(path: &Path) -> Vec<f32> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+fn samples(audio: &str) -> Vec<f32> {
+    let bytes = std::fs::read(common::fixture("ctc").join(audio)).unwrap();
+    sauti::audio::load_16k(&bytes, &Default::default())
+        .unwrap()
+        .samples
+}
+
+fn load(window_seconds: f64, overlap_seconds: f64) -> Ctc {
+    let options = CtcOptions {
+        sessions: 2,
+        models: ModelSettings {
+            onnxruntime: common::onnxruntime(),
+            ..ModelSettings::default()
+        },
+        variant: String::new(),
+        window_seconds,
+        overlap_seconds,
+    };
+    Ctc::load(&common::fixture("ctc/model"), &options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// transformers' words as sauti writes them: `[UNK]` writes nothing (a word of nothing else is no word).
+fn expected_words(case: &Case, reference: &Reference) -> Vec<(String, f64, f64)> {
+    let seconds = |frame: usize| {
+        (frame * reference.inputs_to_logits_ratio) as f64 / reference.sampling_rate as f64
+    };
+    case.words
+        .iter()
+        .map(|w| (w.word.replace("[UNK]", ""), w))
+        .filter(|(text, _)| !text.is_empty())
+        .map(|(text, w)| (text, seconds(w.start_offset), seconds(w.end_offset)))
+        .collect()
+}
+
+#[test]
+fn logits_transcripts_and_word_timings_match_transformers() {
+    let reference = reference();
+    let model = load(30.0, 2.0);
+    for case in &reference.cases {
+        let audio = samples(&case.audio);
+        assert_eq!(model.frames_for(audio.len()), case.frames, "{}", case.audio);
+        let (logits, width) = model.logits(&audio).unwrap();
+        assert_eq!((logits.len() / width, width), (case.frames, case.vocab));
+        let expected = floats(&common::fixture("ctc").join(&case.logits));
+        let worst = logits
+            .iter()
+            .zip(&expected)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        assert!(
+            worst < LOGIT_TOLERANCE,
+            "{}: logits differ by {worst}",
+            case.audio
+        );
+
+        let transcript = model.transcribe(&audio, "sw").unwrap();
+        let words: Vec<(String, f64, f64)> = transcript
+            .words
+            .iter()
+            .map(|w| (w.word.clone(), w.start, w.end))
+            .collect();
+        assert_eq!(words, expected_words(case, &reference), "{}", case.audio);
+        let text: Vec<String> = case
+            .text
+            .split(' ')
+            .map(|w| w.replace("[UNK]", ""))
+            .filter(|w| !w.is_empty())
+            .collect();
+        assert_eq!(transcript.text, text.join(" "), "{}", case.audio);
+    }
+}
+
+#[test]
+fn long_audio_is_read_in_overlapping_windows_that_join_without_a_seam() {
+    let reference = reference();
+    let case = reference
+        .cases
+        .iter()
+        .max_by_key(|c| c.frames)
+        .expect("a case");
+    let audio = samples(&case.audio);
+    let seconds = audio.len() as f64 / 16_000.0;
+    // Windows of 4 s sharing 1 s: several windows over the longest fixture, each normalised on its own, so the
+    // frames differ a little from one pass; the path must still hold together.
+    let windowed = load(4.0, 1.0);
+    let whole = load(seconds + 1.0, 0.0);
+    let cancel = Cancel::new();
+    let path = windowed.best_path(&audio, &cancel).unwrap();
+    let one_pass = whole.best_path(&audio, &cancel).unwrap();
+    assert_eq!(path.len(), one_pass.len(), "every frame once");
+    let same = path.iter().zip(&one_pass).filter(|(a, b)| a == b).count();
+    assert!(
+        same * 10 >= path.len() * 8,
+        "{same} of {} frames agree",
+        path.len()
+    );
+
+    let transcript = windowed.transcribe(&audio, "sw").unwrap();
+    let mut previous_end = 0.0;
+    for word in &transcript.words {
+        assert!(!word.word.is_empty());
+        assert!(
+            word.start >= previous_end && word.start < word.end && word.end <= seconds,
+            "{word:?}"
+        );
+        previous_end = word.end;
+    }
+    assert!(!transcript.segments.is_empty());
+    let joined: Vec<&str> = transcript.words.iter().map(|w| w.word.as_str()).collect();
+    assert_eq!(transcript.text, joined.join(" "));
+}
+
+#[test]
+fn cancelled_recognition_stops_and_silence_or_a_blip_says_nothing() {
+    let model = load(30.0, 2.0);
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let audio = samples(&reference().cases[0].audio);
+    assert_eq!(
+        model.transcribe_until(&audio, "sw", &cancel),
+        Err(sauti::asr::AsrError::Cancelled)
+    );
+    for blip in [0, 10, 399] {
+        let transcript = model.transcribe(&vec![0.0; blip], "sw").unwrap();
+        assert!(
+            transcript.words.is_empty() && transcript.text.is_empty(),
+            "{blip} samples"
+        );
+    }
+}
+
+#[test]
+fn missing_files_are_named() {
+    let dir = common::temp_dir();
+    let options = CtcOptions {
+        sessions: 1,
+        models: ModelSettings {
+            onnxruntime: common::onnxruntime(),
+            ..ModelSettings::default()
+        },
+        variant: String::new(),
+        window_seconds: 30.0,
+        overlap_seconds: 2.0,
+    };
+    let error = Ctc::load(dir.path(), &options)
+        .err()
+        .expect("no model")
+        .to_string();
+    assert!(error.contains("model.onnx"), "{error}");
+    for file in ["model.onnx", "config.json", "vocab.json"] {
+        std::fs::copy(
+            common::fixture("ctc/model").join(file),
+            dir.path().join(file),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("preprocessor_config.json"),
+        r#"{"sampling_rate": 8000}"#,
+    )
+    .unwrap();
+    let error = Ctc::load(dir.path(), &options)
+        .err()
+        .expect("wrong rate")
+        .to_string();
+    assert!(error.contains("8000"), "{error}");
+}
