@@ -7,54 +7,11 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use common::{Reply, Server, KEY_A};
-
-const BOUNDARY: &str = "sauti-test-boundary-7f3a";
+use common::multipart::{form, post_form, Part, BOUNDARY};
+use common::{Server, KEY_A};
 
 /// A form, the status it must get and words its detail must contain.
 type Case<'a> = (Vec<(&'a str, Part<'a>)>, u16, &'a str);
-
-/// One part of a form: a file (name, media type, bytes) or a text value.
-enum Part<'a> {
-    File(&'a str, &'a [u8]),
-    Text(&'a str),
-}
-
-fn form(parts: &[(&str, Part)]) -> Vec<u8> {
-    let mut body = Vec::new();
-    for (name, part) in parts {
-        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
-        match part {
-            Part::File(media, bytes) => {
-                body.extend_from_slice(
-                    format!(
-                        "Content-Disposition: form-data; name=\"{name}\"; filename=\"clip\"\r\nContent-Type: {media}\r\n\r\n"
-                    )
-                    .as_bytes(),
-                );
-                body.extend_from_slice(bytes);
-            }
-            Part::Text(value) => {
-                body.extend_from_slice(
-                    format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}")
-                        .as_bytes(),
-                );
-            }
-        }
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    body
-}
-
-fn post_form(server: &Server, path: &str, parts: &[(&str, Part)]) -> Reply {
-    common::post_raw(
-        &server.url(path),
-        Some(KEY_A),
-        &format!("multipart/form-data; boundary={BOUNDARY}"),
-        &form(parts),
-    )
-}
 
 fn audio(name: &str) -> Vec<u8> {
     std::fs::read(common::fixture(name)).unwrap()
@@ -170,7 +127,7 @@ fn bad_forms_get_clear_problems() {
         (
             vec![
                 ("audio", Part::File("audio/wav", &wav)),
-                ("response_format", Part::Text("srt")),
+                ("response_format", Part::Text("xml")),
             ],
             422,
             "response_format",

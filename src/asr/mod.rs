@@ -1,8 +1,10 @@
 //! Speech recognition: the [`Recognizer`] trait the AsrActor owns, Whisper behind it ([`whisper`]), Whisper's
 //! log-mel front end ([`mel`]) and the plan that cuts long audio into 30 s windows at pauses ([`windows`]).
 
+pub mod captions;
 pub mod ctc;
 pub mod mel;
+pub mod routing;
 pub mod whisper;
 pub mod windows;
 
@@ -89,6 +91,9 @@ pub enum AsrError {
     /// The model failed on this input (503 so the client may retry).
     #[error("speech recognition failed: {0}")]
     Engine(String),
+    /// No model for this language is installed (503, with what to install).
+    #[error("speech recognition is not available: {0}")]
+    Unavailable(String),
     /// The caller went away or its deadline passed; recognition stopped at a window boundary.
     #[error("speech recognition was stopped: the caller went away or its time ran out")]
     Cancelled,
@@ -114,31 +119,10 @@ pub trait Recognizer: Send + Sync {
     fn engine(&self) -> &'static str;
 }
 
-/// Load the configured recognizer, or say why there is none and what to install (the 503 detail).
+/// Load the configured recognizers (Whisper, and the CTC models preferred for their languages), or say why there
+/// is none and what to install (the 503 detail).
 pub fn load(settings: &crate::config::Settings) -> Result<std::sync::Arc<dyn Recognizer>, String> {
-    let asr = &settings.asr;
-    let dir = settings.models.dir.join(&asr.model);
-    let options = whisper::WhisperOptions {
-        sessions: asr.workers,
-        models: settings.models.clone(),
-        max_new_tokens: asr.max_new_tokens,
-        variant: asr.variant.clone(),
-    };
-    match whisper::Whisper::load(&dir, &options) {
-        Ok(model) => {
-            tracing::info!(model = %dir.display(), "speech recognition ready");
-            Ok(std::sync::Arc::new(model))
-        }
-        Err(error) => {
-            let why = match &error {
-                crate::models::ModelError::Missing { .. } if !asr.catalog.is_empty() => format!(
-                    "{error}; install the Whisper model with `sauti models fetch {}`",
-                    asr.catalog
-                ),
-                _ => error.to_string(),
-            };
-            tracing::warn!(reason = %why, "speech recognition is not available");
-            Err(why)
-        }
-    }
+    let routed = routing::Routed::load(settings);
+    routed.available()?;
+    Ok(std::sync::Arc::new(routed))
 }

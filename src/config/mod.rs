@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 mod speech;
 
-pub use speech::{AsrSettings, CloneSettings, TtsSettings, VoiceSettingsEntry};
+pub use speech::{AsrSettings, CloneSettings, CtcRoute, TtsSettings, VoiceSettingsEntry};
 
 use crate::dialogue::settings::DialogueSettings;
 use crate::models::ModelSettings;
@@ -407,6 +407,9 @@ impl Settings {
         }
         if self.asr.max_upload_bytes < 1024 {
             return invalid("asr.max_upload_bytes", "must be at least 1024");
+        }
+        if let Some((key, problem)) = self.asr.problem() {
+            return invalid(key, &problem);
         }
         if self.jobs.max_chars < 1 {
             return invalid("jobs.max_chars", "must be at least 1");

@@ -136,6 +136,84 @@ pub struct AsrSettings {
     pub max_new_tokens: usize,
     /// Largest audio upload in bytes (speech recognition and agent audio turns).
     pub max_upload_bytes: usize,
+    /// CTC acoustic models preferred for their languages while installed (`[[asr.ctc]]`); other languages,
+    /// and theirs while the model is missing, go to Whisper.
+    pub ctc: Vec<CtcRoute>,
+}
+
+/// `[[asr.ctc]]`: a CTC acoustic model (wav2vec2, XLS-R, MMS) and the languages it recognises.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CtcRoute {
+    /// ISO 639-1 codes, e.g. `["sw"]`.
+    pub languages: Vec<String>,
+    /// The model folder (`tools/export_ctc.py` layout), relative to `models.dir`.
+    pub model: PathBuf,
+    /// The `models/catalog.toml` entry that installs it (named while it is missing).
+    pub catalog: String,
+    /// Graph file suffix: `""` for `model.onnx`, `"_quantized"` for `model_quantized.onnx`.
+    pub variant: String,
+    /// Longest stretch of audio read at once, in seconds.
+    pub window_seconds: f64,
+    /// How much neighbouring windows share, in seconds.
+    pub overlap_seconds: f64,
+}
+
+impl Default for CtcRoute {
+    fn default() -> Self {
+        Self {
+            languages: vec!["sw".into()],
+            model: PathBuf::new(),
+            catalog: String::new(),
+            variant: String::new(),
+            window_seconds: 30.0,
+            overlap_seconds: 2.0,
+        }
+    }
+}
+
+impl AsrSettings {
+    /// The first value the types alone do not rule out, as (key, problem).
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        let mut taken = std::collections::HashSet::new();
+        for route in &self.ctc {
+            if route.languages.is_empty() {
+                return Some((
+                    "asr.ctc.languages",
+                    "must name at least one language".into(),
+                ));
+            }
+            if let Some(unknown) = route
+                .languages
+                .iter()
+                .find(|l| !crate::asr::LANGUAGES.contains(&l.as_str()))
+            {
+                return Some((
+                    "asr.ctc.languages",
+                    format!(
+                        "names {unknown:?}; use codes from {}",
+                        crate::asr::LANGUAGES.join(", ")
+                    ),
+                ));
+            }
+            if let Some(twice) = route.languages.iter().find(|l| !taken.insert(l.as_str())) {
+                return Some(("asr.ctc.languages", format!("routes {twice:?} twice")));
+            }
+            if route.model.as_os_str().is_empty() {
+                return Some(("asr.ctc.model", "must name the model folder".into()));
+            }
+            if !(1.0..=120.0).contains(&route.window_seconds) {
+                return Some(("asr.ctc.window_seconds", "must be 1 to 120".into()));
+            }
+            if !(0.0..=route.window_seconds / 2.0).contains(&route.overlap_seconds) {
+                return Some((
+                    "asr.ctc.overlap_seconds",
+                    "must be 0 to half of window_seconds".into(),
+                ));
+            }
+        }
+        None
+    }
 }
 
 impl Default for AsrSettings {
@@ -148,6 +226,7 @@ impl Default for AsrSettings {
             queue: 8,
             max_new_tokens: 224,
             max_upload_bytes: 25 * 1024 * 1024,
+            ctc: Vec::new(),
         }
     }
 }
@@ -186,5 +265,34 @@ impl Default for CloneSettings {
             method: "auto".into(),
             speaker_encoder: PathBuf::from("speaker-resnet34"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctc_routes_must_name_known_languages_once_and_sane_windows() {
+        let route = |languages: &[&str], window: f64, overlap: f64| AsrSettings {
+            ctc: vec![CtcRoute {
+                languages: languages.iter().map(|l| l.to_string()).collect(),
+                model: "swahili-xlsr".into(),
+                window_seconds: window,
+                overlap_seconds: overlap,
+                ..CtcRoute::default()
+            }],
+            ..AsrSettings::default()
+        };
+        assert_eq!(route(&["sw"], 30.0, 2.0).problem(), None);
+        let key = |settings: AsrSettings| settings.problem().map(|(key, _)| key);
+        assert_eq!(key(route(&[], 30.0, 2.0)), Some("asr.ctc.languages"));
+        assert_eq!(key(route(&["swa"], 30.0, 2.0)), Some("asr.ctc.languages"));
+        assert_eq!(key(route(&["sw", "sw"], 30.0, 2.0)), Some("asr.ctc.languages"));
+        assert_eq!(key(route(&["sw"], 0.5, 0.0)), Some("asr.ctc.window_seconds"));
+        assert_eq!(key(route(&["sw"], 10.0, 6.0)), Some("asr.ctc.overlap_seconds"));
+        let mut unnamed = route(&["sw"], 30.0, 2.0);
+        unnamed.ctc[0].model = PathBuf::new();
+        assert_eq!(key(unnamed), Some("asr.ctc.model"));
     }
 }

@@ -40,8 +40,9 @@ pub struct SpeechToTextForm {
     /// Language code; Swahili (`sw`) by default.
     #[schema(example = "sw", pattern = "^(sw|en|fr|de|es|pt|ar|zh|ja|ko|ru)$")]
     pub language: Option<String>,
-    /// `json` (default) or `verbose_json`, which adds the decoded segments with their times.
-    #[schema(example = "json", pattern = "^(json|verbose_json)$")]
+    /// `json` (default); `verbose_json`, which adds the decoded segments with their times (and every word's, from
+    /// models that align words); or captions, `srt` or `vtt`.
+    #[schema(example = "json", pattern = "^(json|verbose_json|srt|vtt)$")]
     pub response_format: Option<String>,
 }
 

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
@@ -12,9 +13,10 @@ use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
 use crate::actors::asr::RecognitionError;
-use crate::asr::{AsrError, Segment, DEFAULT_LANGUAGE, LANGUAGES};
+use crate::asr::captions::Captions;
+use crate::asr::{AsrError, Segment, Word, DEFAULT_LANGUAGE, LANGUAGES};
 
-/// The spec §2.6 transcription result; `segments` only with `response_format=verbose_json`.
+/// The spec §2.6 transcription result; `segments` and `words` only with `response_format=verbose_json`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct TranscriptionResponse {
     /// The transcript (empty when the audio holds no speech).
@@ -29,13 +31,27 @@ pub struct TranscriptionResponse {
     /// The decoded stretches with start and end times in seconds (`verbose_json` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     segments: Option<Vec<Segment>>,
+    /// Every word with its start and end in seconds (`verbose_json` only, from models that align words: the CTC
+    /// models; Whisper's transcripts have none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    words: Option<Vec<Word>>,
+}
+
+/// What `response_format` asks for.
+enum Format {
+    Json { verbose: bool },
+    Captions(Captions),
 }
 
 /// `POST /v1/speech-to-text/`.
 #[utoipa::path(post, path = "/v1/speech-to-text/", operation_id = "speechToText", tag = "recognition", summary = "Transcribe audio",
     request_body(content = crate::http::openapi::SpeechToTextForm, content_type = "multipart/form-data"),
     responses(
-        (status = 200, description = "The transcript", body = TranscriptionResponse),
+        (status = 200, description = "The transcript; with `response_format` `srt` or `vtt`, captions (one cue per segment)", content(
+            (TranscriptionResponse = "application/json"),
+            (String = "application/x-subrip"),
+            (String = "text/vtt"),
+        )),
         (status = 400, description = "A malformed multipart body", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 413, description = "The audio is larger than 25 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -46,19 +62,21 @@ pub async fn speech_to_text(
     State(state): State<AppState>,
     headers: HeaderMap,
     multipart: ApiMultipart,
-) -> Result<Json<TranscriptionResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     let limit = state.settings.asr.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
     let mut form = upload::read_form(multipart, limit, &["language", "response_format"]).await?;
     // Validation first (fields, then the audio itself), availability after: a wrong request is 422 whatever is
     // installed.
     let language = language(form.field("language"))?;
-    let verbose = match form.field("response_format") {
-        None | Some("json") => false,
-        Some("verbose_json") => true,
+    let format = match form.field("response_format") {
+        None | Some("json") => Format::Json { verbose: false },
+        Some("verbose_json") => Format::Json { verbose: true },
+        Some("srt") => Format::Captions(Captions::Srt),
+        Some("vtt") => Format::Captions(Captions::Vtt),
         Some(other) => {
             return Err(ApiError::unprocessable(format!(
-                "response_format {other:?} is not supported; use \"json\" or \"verbose_json\""
+                "response_format {other:?} is not supported; use \"json\", \"verbose_json\", \"srt\" or \"vtt\""
             )))
         }
     };
@@ -70,12 +88,24 @@ pub async fn speech_to_text(
         .asr
         .transcribe(Arc::new(audio.samples), &language)
         .await?;
+    let verbose = match format {
+        Format::Captions(captions) => {
+            let document = captions.write(&transcript.segments);
+            return Ok(
+                ([(header::CONTENT_TYPE, captions.content_type())], document).into_response(),
+            );
+        }
+        Format::Json { verbose } => verbose,
+    };
+    let words = (!transcript.words.is_empty()).then_some(transcript.words);
     Ok(Json(TranscriptionResponse {
         text: transcript.text,
         language,
         duration_seconds,
         segments: verbose.then_some(transcript.segments),
-    }))
+        words: words.filter(|_| verbose),
+    })
+    .into_response())
 }
 
 /// The request's language, `sw` when none is given; anything outside the spec's eleven codes is 422.
@@ -95,7 +125,9 @@ impl From<RecognitionError> for ApiError {
     fn from(error: RecognitionError) -> Self {
         let detail = error.to_string();
         match error {
-            RecognitionError::Unavailable(_) => ApiError::new(ErrorCode::AsrUnavailable, detail),
+            RecognitionError::Unavailable(_) | RecognitionError::Asr(AsrError::Unavailable(_)) => {
+                ApiError::new(ErrorCode::AsrUnavailable, detail)
+            }
             RecognitionError::Asr(AsrError::UnsupportedLanguage(_)) => {
                 ApiError::unprocessable(detail)
             }

@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod cloning;
 pub mod fake_http;
+pub mod multipart;
 
 use std::sync::OnceLock;
 

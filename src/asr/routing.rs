@@ -1,0 +1,197 @@
+//! Which model recognises which language: `[[asr.ctc]]` entries name CTC acoustic models preferred for their
+//! languages; every other language, and a preferred model's languages while it is not installed, go to Whisper.
+//! The choice depends only on the language and on what loaded at start-up.
+
+use std::sync::Arc;
+
+use super::ctc::{Ctc, CtcOptions};
+use super::whisper::{Whisper, WhisperOptions};
+use super::{AsrError, Recognizer, Transcript};
+use crate::config::{CtcRoute, Settings};
+use crate::models::ModelError;
+
+/// A model, or why it is not there (with what to install).
+type Loaded = Result<Arc<dyn Recognizer>, String>;
+
+/// One preferred model and the languages it takes.
+struct Preferred {
+    languages: Vec<String>,
+    model: Loaded,
+}
+
+/// Recognition routed by language.
+pub struct Routed {
+    preferred: Vec<Preferred>,
+    whisper: Loaded,
+}
+
+/// What recognises one language: the engine and where its model lives.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct LanguageRoute {
+    /// ISO 639-1 code.
+    pub language: String,
+    /// `ctc` or `whisper`.
+    pub engine: String,
+    /// The model's catalog entry (or folder).
+    pub model: String,
+    /// Whether the model is installed and loaded.
+    pub available: bool,
+}
+
+impl Routed {
+    /// Load Whisper and every preferred model of `settings`.
+    pub fn load(settings: &Settings) -> Self {
+        let asr = &settings.asr;
+        let whisper = {
+            let dir = settings.models.dir.join(&asr.model);
+            let options = WhisperOptions {
+                sessions: asr.workers,
+                models: settings.models.clone(),
+                max_new_tokens: asr.max_new_tokens,
+                variant: asr.variant.clone(),
+            };
+            loaded(
+                Whisper::load(&dir, &options).map(|m| Arc::new(m) as Arc<dyn Recognizer>),
+                "the Whisper model",
+                &asr.catalog,
+                &dir,
+            )
+        };
+        let preferred = asr
+            .ctc
+            .iter()
+            .map(|route| Preferred {
+                languages: route.languages.clone(),
+                model: load_ctc(settings, route),
+            })
+            .collect();
+        Self { preferred, whisper }
+    }
+
+    /// Whether any model loaded; otherwise why none did.
+    pub fn available(&self) -> Result<(), String> {
+        if self.whisper.is_ok() || self.preferred.iter().any(|p| p.model.is_ok()) {
+            return Ok(());
+        }
+        let mut reasons: Vec<&str> = self
+            .preferred
+            .iter()
+            .filter_map(|p| p.model.as_ref().err())
+            .map(String::as_str)
+            .collect();
+        reasons.extend(self.whisper.as_ref().err().map(String::as_str));
+        Err(reasons.join("; "))
+    }
+
+    /// The model for `language`: its preferred model when installed, else Whisper.
+    fn model_for(&self, language: &str) -> Result<&Arc<dyn Recognizer>, String> {
+        let preferred = self
+            .preferred
+            .iter()
+            .find(|p| p.languages.iter().any(|l| l == language));
+        match (preferred.map(|p| &p.model), &self.whisper) {
+            (Some(Ok(model)), _) | (_, Ok(model)) => Ok(model),
+            (Some(Err(why)), Err(whisper)) => Err(format!("{why}; or {whisper}")),
+            (None, Err(whisper)) => Err(whisper.clone()),
+        }
+    }
+
+    /// What recognises each of `languages`.
+    pub fn routes(&self, languages: &[&str], settings: &Settings) -> Vec<LanguageRoute> {
+        languages
+            .iter()
+            .map(|&language| {
+                let route = settings
+                    .asr
+                    .ctc
+                    .iter()
+                    .zip(&self.preferred)
+                    .find(|(_, p)| p.languages.iter().any(|l| l == language));
+                let (engine, model, available) = match route {
+                    Some((route, p)) if p.model.is_ok() || self.whisper.is_err() => (
+                        "ctc",
+                        name_of(&route.catalog, &route.model),
+                        p.model.is_ok(),
+                    ),
+                    _ => (
+                        "whisper",
+                        name_of(&settings.asr.catalog, &settings.asr.model),
+                        self.whisper.is_ok(),
+                    ),
+                };
+                LanguageRoute {
+                    language: language.to_string(),
+                    engine: engine.to_string(),
+                    model,
+                    available,
+                }
+            })
+            .collect()
+    }
+}
+
+fn name_of(catalog: &str, folder: &std::path::Path) -> String {
+    match catalog.is_empty() {
+        true => folder.display().to_string(),
+        false => catalog.to_string(),
+    }
+}
+
+fn load_ctc(settings: &Settings, route: &CtcRoute) -> Loaded {
+    let dir = settings.models.dir.join(&route.model);
+    let options = CtcOptions {
+        sessions: settings.asr.workers,
+        models: settings.models.clone(),
+        variant: route.variant.clone(),
+        window_seconds: route.window_seconds,
+        overlap_seconds: route.overlap_seconds,
+    };
+    loaded(
+        Ctc::load(&dir, &options).map(|m| Arc::new(m) as Arc<dyn Recognizer>),
+        &format!("the CTC model for {}", route.languages.join(", ")),
+        &route.catalog,
+        &dir,
+    )
+}
+
+/// A loaded model, logged; or why it is missing, naming what to install.
+fn loaded(
+    model: Result<Arc<dyn Recognizer>, ModelError>,
+    what: &str,
+    catalog: &str,
+    dir: &std::path::Path,
+) -> Loaded {
+    match model {
+        Ok(model) => {
+            tracing::info!(model = %dir.display(), engine = model.engine(), "speech recognition ready");
+            Ok(model)
+        }
+        Err(error) => {
+            let why = match &error {
+                ModelError::Missing { .. } if !catalog.is_empty() => {
+                    format!("{error}; install {what} with `sauti models fetch {catalog}`")
+                }
+                _ => error.to_string(),
+            };
+            tracing::warn!(reason = %why, "a speech recognition model is not available");
+            Err(why)
+        }
+    }
+}
+
+impl Recognizer for Routed {
+    fn transcribe_until(
+        &self,
+        samples: &[f32],
+        language: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        self.model_for(language)
+            .map_err(AsrError::Unavailable)?
+            .transcribe_until(samples, language, cancel)
+    }
+
+    fn engine(&self) -> &'static str {
+        "routed"
+    }
+}
