@@ -219,3 +219,86 @@ fn missing_files_are_named() {
         .to_string();
     assert!(error.contains("8000"), "{error}");
 }
+
+#[test]
+fn stt_eval_reports_error_rates_after_one_normalisation() {
+    let reference = reference();
+    let (speech, tones) = (&reference.cases[0], &reference.cases[1]);
+    assert!(!speech.text.contains("[UNK]") && !tones.text.contains("[UNK]"));
+    let dir = common::temp_dir();
+    let config = dir.path().join("routes.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[asr.ctc]]\nlanguages = [\"sw\"]\nmodel = {:?}\n",
+            common::fixture("ctc/model")
+        ),
+    )
+    .unwrap();
+    // The first reference differs from the transcript only in case and punctuation: no error once normalised.
+    // The second has one word of three changed: WER 1/3.
+    let shouted = format!("{}!", speech.text.to_uppercase().replacen(' ', ", ", 1));
+    let mut words: Vec<&str> = tones.text.split(' ').collect();
+    assert_eq!(words.len(), 3);
+    words[1] = "habari";
+    let manifest = dir.path().join("calls.tsv");
+    std::fs::write(
+        &manifest,
+        format!(
+            "audio\ttext\n{}\t{shouted}\n{}\t{}\n",
+            common::fixture("ctc").join(&speech.audio).display(),
+            common::fixture("ctc").join(&tones.audio).display(),
+            words.join(" ")
+        ),
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args(["stt", "eval"])
+        .arg(&manifest)
+        .arg("--config")
+        .arg(&config)
+        .arg("--json")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SAUTI__MODELS__ONNXRUNTIME", common::onnxruntime())
+        .env("SAUTI__ASR__MODEL", "no-whisper-here")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files[0]["wer"], 0.0, "{report:#}");
+    assert_eq!(files[0]["cer"], 0.0);
+    assert!(
+        (files[1]["wer"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9,
+        "{report:#}"
+    );
+    assert!(files[1]["cer"].as_f64().unwrap() > 0.0);
+    let overall = &report["overall"];
+    assert_eq!(overall["files"], 2);
+    let words = overall["words"].as_f64().unwrap();
+    assert!(
+        (overall["wer"].as_f64().unwrap() - 1.0 / words).abs() < 1e-9,
+        "{report:#}"
+    );
+    assert!(overall["rtf"].as_f64().unwrap() > 0.0);
+
+    // The table form names every file and the overall line.
+    let table = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args(["stt", "eval"])
+        .arg(&manifest)
+        .arg("--config")
+        .arg(&config)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SAUTI__MODELS__ONNXRUNTIME", common::onnxruntime())
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        table.lines().any(|l| l.starts_with("| overall (2 files")),
+        "{table}"
+    );
+}

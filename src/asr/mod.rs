@@ -3,6 +3,7 @@
 
 pub mod captions;
 pub mod ctc;
+pub mod eval;
 pub mod mel;
 pub mod routing;
 pub mod whisper;

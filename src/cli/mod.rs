@@ -8,6 +8,7 @@ mod models;
 mod scenario;
 mod serve;
 mod stt;
+mod stt_eval;
 mod text;
 mod tts;
 
@@ -60,7 +61,8 @@ enum Command {
     /// The model catalog: list fetchable models, download and install them.
     #[command(subcommand)]
     Models(models::ModelsCommand),
-    /// Transcribe an audio file in-process with the configured Whisper model.
+    /// Transcribe an audio file in-process with the configured recognition models; `sauti stt eval MANIFEST`
+    /// measures them on recordings with reference transcripts (word and character error rates, real-time factor).
     ///
     /// Example: sauti models fetch whisper-base && sauti stt question.webm --language sw
     Stt(stt::SttArgs),

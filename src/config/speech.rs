@@ -288,9 +288,18 @@ mod tests {
         let key = |settings: AsrSettings| settings.problem().map(|(key, _)| key);
         assert_eq!(key(route(&[], 30.0, 2.0)), Some("asr.ctc.languages"));
         assert_eq!(key(route(&["swa"], 30.0, 2.0)), Some("asr.ctc.languages"));
-        assert_eq!(key(route(&["sw", "sw"], 30.0, 2.0)), Some("asr.ctc.languages"));
-        assert_eq!(key(route(&["sw"], 0.5, 0.0)), Some("asr.ctc.window_seconds"));
-        assert_eq!(key(route(&["sw"], 10.0, 6.0)), Some("asr.ctc.overlap_seconds"));
+        assert_eq!(
+            key(route(&["sw", "sw"], 30.0, 2.0)),
+            Some("asr.ctc.languages")
+        );
+        assert_eq!(
+            key(route(&["sw"], 0.5, 0.0)),
+            Some("asr.ctc.window_seconds")
+        );
+        assert_eq!(
+            key(route(&["sw"], 10.0, 6.0)),
+            Some("asr.ctc.overlap_seconds")
+        );
         let mut unnamed = route(&["sw"], 30.0, 2.0);
         unnamed.ctc[0].model = PathBuf::new();
         assert_eq!(key(unnamed), Some("asr.ctc.model"));
