@@ -26,7 +26,7 @@ pub struct Routed {
 }
 
 /// What recognises one language: the engine and where its model lives.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LanguageRoute {
     /// ISO 639-1 code.
     pub language: String,

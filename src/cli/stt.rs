@@ -45,11 +45,22 @@ pub enum SttCommand {
     ///
     /// Example: sauti stt eval cv-corpus/sw/test.tsv --language sw
     Eval(super::stt_eval::EvalArgs),
+    /// Which engine and model recognise each language, and whether that model is installed: `[[asr.ctc]]`
+    /// models for their languages while installed, Whisper for the rest.
+    ///
+    /// Example: sauti stt routes --config production.toml
+    Routes {
+        /// A configuration file (as `serve --config`).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
 }
 
 pub fn run(args: SttArgs) -> anyhow::Result<()> {
-    if let Some(SttCommand::Eval(eval)) = args.eval {
-        return super::stt_eval::run(eval);
+    match args.eval {
+        Some(SttCommand::Eval(eval)) => return super::stt_eval::run(eval),
+        Some(SttCommand::Routes { config }) => return routes(config.as_deref()),
+        None => {}
     }
     let file = args.file.context("name an audio file")?;
     let language = checked_language(&args.language)?;
@@ -102,4 +113,19 @@ pub fn settings_with(
         settings.asr.model = std::path::absolute(&model).unwrap_or(model);
     }
     Ok(settings)
+}
+
+/// `sauti stt routes`.
+fn routes(config: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let settings = settings_with(config, None)?;
+    let routed = sauti::asr::routing::Routed::load(&settings);
+    println!("language  engine   installed  model");
+    for route in routed.routes(&LANGUAGES, &settings) {
+        let installed = if route.available { "yes" } else { "no" };
+        println!(
+            "{:<9} {:<8} {installed:<10} {}",
+            route.language, route.engine, route.model
+        );
+    }
+    Ok(())
 }
