@@ -15,8 +15,8 @@ and the word delimiter: the transcripts then have several words, repeats and bla
 the alignment must get right.
 
 Dev-only; needs `pip install torch transformers onnx onnxruntime` (tools/python-env.sh).
-With `--size xlsr-300m DIR` it instead writes a model of XLS-R-300m's size (random weights) to DIR for the
-benchmark.
+With `--size xlsr-300m DIR` it instead writes a model of XLS-R-300m's size (random weights; the ONNX graph and the
+transformers checkpoint) to DIR for the benchmark.
 """
 
 import argparse
@@ -119,7 +119,9 @@ def main():
     parser.add_argument("dir", nargs="?", type=Path)
     args = parser.parse_args()
     if args.size != "tiny":
-        build(args.size, args.dir)
+        model, _, _ = build(args.size, args.dir)
+        # The benchmark's transformers reference loads the same weights.
+        model.save_pretrained(args.dir)
         print(f"wrote {args.dir}")
         return
 
