@@ -9,6 +9,8 @@
 
 #[path = "python.rs"]
 mod python;
+#[path = "speech.rs"]
+mod speech;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -17,13 +19,10 @@ use python::{root, run};
 use sauti::asr::ctc::{Ctc, CtcOptions};
 use sauti::asr::Recognizer;
 use sauti::models::ModelSettings;
-use sauti::tts::{EmbeddedVoice, Synthesizer, VoiceSettings};
+use speech::{median, speech};
 
 const RUNS: usize = 3;
 const SECONDS: usize = 30;
-const PARAGRAPH: &str = "Habari ya asubuhi, karibu kwenye huduma ya benki yetu. Salio lako ni shilingi elfu \
-kumi na mbili. Ukitaka kutuma pesa, sema kiasi na namba ya simu ya mpokeaji. Tawi letu liko wazi kuanzia saa \
-mbili asubuhi hadi saa kumi jioni. Asante kwa kutuchagua, na uwe na siku njema. ";
 
 /// engine, variant, milliseconds, transcript.
 struct Row {
@@ -31,25 +30,6 @@ struct Row {
     variant: String,
     ms: f64,
     text: String,
-}
-
-fn speech() -> Vec<f32> {
-    let voice = EmbeddedVoice::zuri();
-    let mut samples = Vec::new();
-    while samples.len() < SECONDS * 16_000 {
-        samples.extend(
-            voice
-                .synthesize(PARAGRAPH, &VoiceSettings::default())
-                .unwrap(),
-        );
-    }
-    samples.truncate(SECONDS * 16_000);
-    samples
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }
 
 fn load(dir: &Path, variant: &str, library: &Path) -> Ctc {
@@ -114,7 +94,7 @@ fn main() {
     }
     let library = PathBuf::from(run(Path::new("bash"), &["tools/onnxruntime.sh"]).trim());
     let wav = root().join("target/bench-models/ctc-30s.wav");
-    std::fs::write(&wav, sauti::audio::encode_wav_16k(&speech())).unwrap();
+    std::fs::write(&wav, sauti::audio::encode_wav_16k(&speech(SECONDS))).unwrap();
     let samples = sauti::audio::load_16k(&std::fs::read(&wav).unwrap(), &Default::default())
         .unwrap()
         .samples;

@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use sauti::asr::ctc::{Ctc, CtcOptions};
 use sauti::asr::Recognizer;
 use sauti::cancel::Cancel;
@@ -44,14 +42,6 @@ fn reference() -> Reference {
     serde_json::from_str(&text).unwrap()
 }
 
-fn floats(path: &Path) -> Vec<f32> {
-    std::fs::read(path)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
-
 fn samples(audio: &str) -> Vec<f32> {
     let bytes = std::fs::read(common::fixture("ctc").join(audio)).unwrap();
     sauti::audio::load_16k(&bytes, &Default::default())
@@ -59,8 +49,8 @@ fn samples(audio: &str) -> Vec<f32> {
         .samples
 }
 
-fn load(window_seconds: f64, overlap_seconds: f64) -> Ctc {
-    let options = CtcOptions {
+fn options(window_seconds: f64, overlap_seconds: f64) -> CtcOptions {
+    CtcOptions {
         sessions: 2,
         models: ModelSettings {
             onnxruntime: common::onnxruntime(),
@@ -69,8 +59,15 @@ fn load(window_seconds: f64, overlap_seconds: f64) -> Ctc {
         variant: String::new(),
         window_seconds,
         overlap_seconds,
-    };
-    Ctc::load(&common::fixture("ctc/model"), &options).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+fn load(window_seconds: f64, overlap_seconds: f64) -> Ctc {
+    Ctc::load(
+        &common::fixture("ctc/model"),
+        &options(window_seconds, overlap_seconds),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// transformers' words as sauti writes them: `[UNK]` writes nothing (a word of nothing else is no word).
@@ -95,7 +92,7 @@ fn logits_transcripts_and_word_timings_match_transformers() {
         assert_eq!(model.frames_for(audio.len()), case.frames, "{}", case.audio);
         let (logits, width) = model.logits(&audio).unwrap();
         assert_eq!((logits.len() / width, width), (case.frames, case.vocab));
-        let expected = floats(&common::fixture("ctc").join(&case.logits));
+        let expected = common::floats(&common::fixture("ctc").join(&case.logits));
         let worst = logits
             .iter()
             .zip(&expected)
@@ -186,16 +183,7 @@ fn cancelled_recognition_stops_and_silence_or_a_blip_says_nothing() {
 #[test]
 fn missing_files_are_named() {
     let dir = common::temp_dir();
-    let options = CtcOptions {
-        sessions: 1,
-        models: ModelSettings {
-            onnxruntime: common::onnxruntime(),
-            ..ModelSettings::default()
-        },
-        variant: String::new(),
-        window_seconds: 30.0,
-        overlap_seconds: 2.0,
-    };
+    let options = options(30.0, 2.0);
     let error = Ctc::load(dir.path(), &options)
         .err()
         .expect("no model")

@@ -45,14 +45,6 @@ fn reference() -> Reference {
     serde_json::from_str(&text).unwrap()
 }
 
-fn floats(path: &Path) -> Vec<f32> {
-    std::fs::read(path)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
-
 fn samples(name: &str) -> Vec<f32> {
     let bytes = std::fs::read(common::fixture(&format!("whisper/{name}"))).unwrap();
     sauti::audio::load_16k(&bytes, &Default::default())
@@ -98,7 +90,7 @@ fn log_mel_features_match_the_transformers_extractor() {
     for expected in &reference.features {
         let ours = LogMel::new(expected.bins).features(&samples(&expected.audio));
         assert_eq!(ours.len(), expected.bins * FRAMES);
-        let theirs = floats(&common::fixture(&format!("whisper/{}", expected.file)));
+        let theirs = common::floats(&common::fixture(&format!("whisper/{}", expected.file)));
         assert_eq!(theirs.len(), expected.bins * expected.frames);
         let mut worst = 0f32;
         for bin in 0..expected.bins {

@@ -359,3 +359,12 @@ pub fn send_raw(
         rest.to_string(),
     )
 }
+
+/// Little-endian float32 values of a fixture file.
+pub fn floats(path: &Path) -> Vec<f32> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
