@@ -58,17 +58,24 @@ def main():
     def text_of(logits):
         return tokenizer.decode(logits[0].argmax(-1), skip_special_tokens=False).replace("[UNK]", "")
 
-    for variant, name in [("fp32", "model.onnx"), ("int8 (quantize_dynamic)", "model_quantized.onnx")]:
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = THREADS
-        session = onnxruntime.InferenceSession(str(directory / name), options)
+    # The library's defaults, and sauti's session settings (threads that sleep between operators instead of
+    # spinning: the service shares its cores with synthesis).
+    for spinning in [True, False]:
+        for variant, name in [("fp32", "model.onnx"), ("int8 (quantize_dynamic)", "model_quantized.onnx")]:
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = THREADS
+            if not spinning:
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+                options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+            session = onnxruntime.InferenceSession(str(directory / name), options)
 
-        def run():
-            logits = session.run(None, {"input_values": normalised(samples)})[0]
-            return logits, logits[0].argmax(-1)
+            def run():
+                logits = session.run(None, {"input_values": normalised(samples)})[0]
+                return logits, logits[0].argmax(-1)
 
-        ms, (logits, _) = timed(run, runs)
-        rows.append({"engine": "onnxruntime (Python)", "variant": variant, "ms": ms, "text": text_of(logits)})
+            ms, (logits, _) = timed(run, runs)
+            engine = "onnxruntime (Python)" if spinning else "onnxruntime (Python), no spinning"
+            rows.append({"engine": engine, "variant": variant, "ms": ms, "text": text_of(logits)})
 
     torch.set_num_threads(THREADS)
     model = Wav2Vec2ForCTC.from_pretrained(directory).eval()
