@@ -170,6 +170,17 @@ fn other_languages_go_to_whisper_and_a_missing_model_is_named() {
         "Whisper aligns no words: {body}"
     );
     assert_eq!(body["segments"].as_array().unwrap().len(), 1, "{body}");
+    // Metrics name the engine that did the work, not the router in front of it.
+    let swahili = transcribe(&server, "whisper/speech.wav", "audio/wav", &[]);
+    assert_eq!(swahili.status, 200);
+    let metrics = String::from_utf8(common::get(&server.url("/metrics"), None).body).unwrap();
+    for engine in ["ctc", "whisper"] {
+        let count = format!("sauti_asr_real_time_factor_count{{engine=\"{engine}\"}} 1");
+        assert!(
+            metrics.lines().any(|l| l == count),
+            "{count} in:\n{metrics}"
+        );
+    }
     drop(server);
 
     // The preferred model is missing: Swahili falls to Whisper.

@@ -118,6 +118,12 @@ pub trait Recognizer: Send + Sync {
 
     /// The engine's name, for metrics and logs.
     fn engine(&self) -> &'static str;
+
+    /// The name of the engine that recognises `language` (the same for every language, except where recognition
+    /// is routed by language).
+    fn engine_for(&self, _language: &str) -> &'static str {
+        self.engine()
+    }
 }
 
 /// Load the configured recognizers (Whisper, and the CTC models preferred for their languages), or say why there

@@ -194,4 +194,9 @@ impl Recognizer for Routed {
     fn engine(&self) -> &'static str {
         "routed"
     }
+
+    fn engine_for(&self, language: &str) -> &'static str {
+        self.model_for(language)
+            .map_or("none", |model| model.engine())
+    }
 }

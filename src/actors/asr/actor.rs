@@ -144,9 +144,9 @@ fn run(
     let seconds = samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
     let elapsed = started.elapsed().as_secs_f64();
     if outcome.is_ok() && seconds > 0.0 {
-        ::metrics::counter!(metrics::ASR_AUDIO_MS, "engine" => recognizer.engine())
+        ::metrics::counter!(metrics::ASR_AUDIO_MS, "engine" => recognizer.engine_for(language))
             .increment((seconds * 1000.0) as u64);
-        ::metrics::histogram!(metrics::ASR_REAL_TIME_FACTOR, "engine" => recognizer.engine())
+        ::metrics::histogram!(metrics::ASR_REAL_TIME_FACTOR, "engine" => recognizer.engine_for(language))
             .record(elapsed / seconds);
     }
     tracing::debug!(
