@@ -95,6 +95,24 @@ fn constant_flac(rate: u32, channels: u8, block: u16, frames: u32, declare: bool
     out
 }
 
+/// The server still answers ready, with no actor restarted. A machine busy with the other tests may answer 503 for
+/// a moment (the database's readiness probe has a deadline); every such answer is printed, and the last decides.
+fn still_ready(server: &Server) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ready = loop {
+        let ready = common::get(&server.url("/readyz"), None);
+        if ready.status == 200 || std::time::Instant::now() > deadline {
+            break ready;
+        }
+        eprintln!("readyz {}: {}", ready.status, String::from_utf8_lossy(&ready.body));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    let body = String::from_utf8_lossy(&ready.body);
+    assert_eq!(ready.status, 200, "{body}");
+    let state: serde_json::Value = serde_json::from_slice(&ready.body).unwrap();
+    assert_eq!(state["actor_restarts"], 0, "{body}");
+}
+
 fn start() -> (tempfile::TempDir, Server) {
     let data = common::temp_dir();
     let server = Server::start(
@@ -131,7 +149,7 @@ fn a_flac_declaring_hours_of_eight_channels_at_384_khz_is_refused_before_decodin
     let detail = problem["detail"].as_str().unwrap();
     assert!(detail.contains("too large to decode"), "{detail}");
     assert!(growth < 200 << 20, "RSS grew by {} MB", growth >> 20);
-    assert_eq!(common::get(&server.url("/readyz"), None).status, 200);
+    still_ready(&server);
 }
 
 #[test]
@@ -181,5 +199,5 @@ fn a_flac_hiding_its_length_is_stopped_while_decoding_with_memory_flat() {
         .saturating_sub(before);
     eprintln!("peak RSS growth {} MB", growth >> 20);
     assert!(growth < 200 << 20, "RSS grew by {} MB", growth >> 20);
-    assert_eq!(common::get(&server.url("/readyz"), None).status, 200);
+    still_ready(&server);
 }
