@@ -104,7 +104,11 @@ fn still_ready(server: &Server) {
         if ready.status == 200 || std::time::Instant::now() > deadline {
             break ready;
         }
-        eprintln!("readyz {}: {}", ready.status, String::from_utf8_lossy(&ready.body));
+        eprintln!(
+            "readyz {}: {}",
+            ready.status,
+            String::from_utf8_lossy(&ready.body)
+        );
         std::thread::sleep(std::time::Duration::from_millis(500));
     };
     let body = String::from_utf8_lossy(&ready.body);

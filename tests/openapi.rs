@@ -41,10 +41,17 @@ fn the_document_is_open_and_complete() {
         doc["components"]["securitySchemes"]["api_key"],
         serde_json::json!({
             "type": "apiKey", "in": "header", "name": "xi-api-key",
-            "description": "The API key. Every /v1 endpoint needs it; limits are counted per key."
+            "description": "The API key. Every /v1 endpoint needs it (or the bearer scheme); limits are counted per key."
         })
     );
-    assert_eq!(doc["security"], serde_json::json!([{ "api_key": [] }]));
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+    assert_eq!(
+        doc["security"],
+        serde_json::json!([{ "api_key": [] }, { "bearer": [] }])
+    );
 
     let ops = operations(&doc);
     let mut ids = std::collections::HashSet::new();

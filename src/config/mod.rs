@@ -2,14 +2,15 @@
 //! `config/local.toml` → `--config FILE` → environment `SAUTI__SECTION__KEY`. Validated once at start-up; an
 //! invalid value stops start-up with one message naming the key.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use config::{Config, Environment, File, FileFormat};
 use serde::{Deserialize, Serialize};
 
+mod server;
 mod speech;
 
+pub use server::ServerSettings;
 pub use speech::{AsrSettings, CloneSettings, CtcRoute, TtsSettings, VoiceSettingsEntry};
 
 use crate::dialogue::settings::DialogueSettings;
@@ -73,59 +74,6 @@ pub enum MetricsAccess {
     Key,
     /// Nobody: 404.
     Off,
-}
-
-/// `[server]`
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ServerSettings {
-    /// Address to listen on; port 0 picks a free port (the bound address is logged).
-    pub bind: String,
-    /// Base URL clients reach the service at; problem `type` URLs are built from it. Empty: `http://` and the
-    /// address actually bound.
-    pub public_base_url: String,
-    /// A request body that sends nothing for this many seconds is abandoned with 408 (slow uploads).
-    pub body_timeout_seconds: u64,
-    /// A connection that has not sent a request's complete headers within this many seconds is closed.
-    pub header_timeout_seconds: u64,
-    /// A connection with no request in flight that sends nothing for this many seconds is closed.
-    pub idle_timeout_seconds: u64,
-    /// A client that reads nothing of its response for this many seconds is dropped.
-    pub write_timeout_seconds: u64,
-    /// Connections open at once; one more is answered 503 and closed.
-    pub max_connections: usize,
-    /// After SIGTERM or SIGINT, requests in flight get this many seconds to finish; then the rest are closed
-    /// (running jobs are picked up again at the next start).
-    pub shutdown_grace_seconds: u64,
-    /// Threads of the async runtime (connections, HTTP, actors); 0 = one per four cores, at least one.
-    /// Synthesis and recognition run on their own threads, so a few carry the rest.
-    pub io_threads: usize,
-}
-
-impl ServerSettings {
-    /// Async runtime threads for `cores` cores: the configured count, or one per four cores (at least one).
-    pub fn io_threads_for(&self, cores: usize) -> usize {
-        match self.io_threads {
-            0 => (cores / 4).max(1),
-            threads => threads,
-        }
-    }
-}
-
-impl Default for ServerSettings {
-    fn default() -> Self {
-        Self {
-            bind: "127.0.0.1:8080".into(),
-            public_base_url: String::new(),
-            body_timeout_seconds: 30,
-            header_timeout_seconds: 30,
-            idle_timeout_seconds: 60,
-            write_timeout_seconds: 30,
-            max_connections: 4096,
-            shutdown_grace_seconds: 20,
-            io_threads: 0,
-        }
-    }
 }
 
 /// `[storage]`
@@ -295,6 +243,7 @@ impl Settings {
                     .separator("__")
                     .list_separator(",")
                     .with_list_parse_key("auth.api_keys")
+                    .with_list_parse_key("server.cors_origins")
                     .try_parsing(true),
             )
             .build()?
@@ -311,17 +260,8 @@ impl Settings {
                 problem: problem.to_string(),
             })
         };
-        if self.server.bind.parse::<SocketAddr>().is_err() {
-            return invalid("server.bind", "must be an address such as 127.0.0.1:8080");
-        }
-        let url = &self.server.public_base_url;
-        if !url.is_empty()
-            && (!(url.starts_with("http://") || url.starts_with("https://")) || url.ends_with('/'))
-        {
-            return invalid(
-                "server.public_base_url",
-                "must be an http(s) URL without a trailing slash",
-            );
+        if let Some((key, problem)) = self.server.problem() {
+            return invalid(key, &problem);
         }
         for (key, value) in [
             (
@@ -362,31 +302,6 @@ impl Settings {
                 );
             }
         }
-        if self.server.body_timeout_seconds == 0 {
-            return invalid("server.body_timeout_seconds", "must be at least 1");
-        }
-        for (key, value) in [
-            (
-                "server.header_timeout_seconds",
-                self.server.header_timeout_seconds,
-            ),
-            (
-                "server.idle_timeout_seconds",
-                self.server.idle_timeout_seconds,
-            ),
-            (
-                "server.write_timeout_seconds",
-                self.server.write_timeout_seconds,
-            ),
-            ("server.max_connections", self.server.max_connections as u64),
-        ] {
-            if value == 0 {
-                return invalid(key, "must be at least 1");
-            }
-        }
-        if self.server.io_threads > 256 {
-            return invalid("server.io_threads", "must be 0 (one per four cores) to 256");
-        }
         if self.jobs.workers == 0 {
             return invalid("jobs.workers", "must be at least 1");
         }
@@ -421,22 +336,5 @@ impl Settings {
             return invalid("auth.api_keys", "must each be at least 8 characters");
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn io_threads_are_one_per_four_cores_unless_configured() {
-        let mut server = ServerSettings::default();
-        let automatic: Vec<usize> = [1, 2, 4, 7, 8, 16, 64]
-            .iter()
-            .map(|&cores| server.io_threads_for(cores))
-            .collect();
-        assert_eq!(automatic, [1, 1, 1, 1, 2, 4, 16]);
-        server.io_threads = 3;
-        assert_eq!(server.io_threads_for(2), 3);
     }
 }

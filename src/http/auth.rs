@@ -1,6 +1,9 @@
-//! API keys: the `xi-api-key` header checked against SHA-256 hashes in constant time.
+//! API keys: the `xi-api-key` header (or `Authorization: Bearer`, as OpenAI clients send it) checked against
+//! SHA-256 hashes in constant time.
 
 use std::sync::{Arc, Mutex, RwLock};
+
+use axum::http::HeaderMap;
 
 use sha2::{Digest, Sha256};
 
@@ -23,6 +26,22 @@ pub struct KeyRing {
     stored: Arc<RwLock<Entries>>,
     /// The database's data version when the stored keys were last read.
     loaded_at: Arc<Mutex<Option<i64>>>,
+}
+
+/// The key a request presents: its `xi-api-key` header, else the token of `Authorization: Bearer TOKEN`.
+pub fn presented_key(headers: &HeaderMap) -> Option<&str> {
+    if let Some(key) = headers.get("xi-api-key") {
+        return key.to_str().ok();
+    }
+    let authorization = headers
+        .get(axum::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = authorization.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
 }
 
 fn digest(key: &str) -> [u8; 32] {
@@ -102,5 +121,47 @@ impl KeyRing {
     /// Whether any key is configured or stored.
     pub fn is_empty(&self) -> bool {
         self.configured.is_empty() && self.stored.read().map(|s| s.is_empty()).unwrap_or(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::presented_key;
+    use axum::http::{HeaderMap, HeaderValue};
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.parse().unwrap(), HeaderValue::from_static(v)))
+            .collect()
+    }
+
+    #[test]
+    fn the_key_comes_from_xi_api_key_first_then_a_bearer_token() {
+        assert_eq!(presented_key(&headers(&[("xi-api-key", "k1")])), Some("k1"));
+        assert_eq!(
+            presented_key(&headers(&[("authorization", "Bearer k2")])),
+            Some("k2")
+        );
+        assert_eq!(
+            presented_key(&headers(&[("authorization", "bearer   k3 ")])),
+            Some("k3")
+        );
+        assert_eq!(
+            presented_key(&headers(&[
+                ("xi-api-key", "k1"),
+                ("authorization", "Bearer k2")
+            ])),
+            Some("k1")
+        );
+        assert_eq!(
+            presented_key(&headers(&[("authorization", "Basic abc")])),
+            None
+        );
+        assert_eq!(
+            presented_key(&headers(&[("authorization", "Bearer ")])),
+            None
+        );
+        assert_eq!(presented_key(&headers(&[])), None);
     }
 }

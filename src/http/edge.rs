@@ -1,6 +1,8 @@
 //! The front of every request: one plain async function around the router instead of a stack of middleware
 //! layers (each of which would clone and box the service under it on every request):
 //!
+//! - a CORS preflight from an allowed origin answered at once, and every answer to such an origin marked for
+//!   the browser ([`Cors`]);
 //! - a request id: the caller's `X-Request-Id` when it sends one, else a new one; on every response;
 //! - that id on every log line written while the request is handled ([`request_scope`]);
 //! - for everything under `/v1`: authentication and rate limits ([`Guard::admit`]), before the route is looked
@@ -22,6 +24,7 @@ use axum::response::Response;
 use axum::Router;
 use tower::ServiceExt as _;
 
+use super::cors::Cors;
 use super::limits::{Allowance, Guard};
 use super::problem::{self, ProblemBase, REQUEST_ID};
 use crate::telemetry::metrics::{method_label, Routes};
@@ -49,6 +52,8 @@ pub struct Parts {
     pub guard: Guard,
     /// How long a request body may go without sending anything.
     pub body_timeout: Duration,
+    /// Which other origins browsers may call from.
+    pub cors: Cors,
 }
 
 impl Front {
@@ -74,7 +79,17 @@ impl Front {
         let method = method_label(request.method());
         let route = self.0.routes.index_of(uri.path());
         let front = Arc::clone(&self.0);
-        let admitted = request_scope::sync_scope(id.clone(), || front.admit(request));
+        let origin = match front.cors.is_on() {
+            true => request.headers().get(axum::http::header::ORIGIN).cloned(),
+            false => None,
+        };
+        let preflight = origin
+            .as_ref()
+            .and_then(|_| front.cors.preflight(request.method(), request.headers()));
+        let admitted = match preflight {
+            Some(answer) => Err(Box::new(answer)),
+            None => request_scope::sync_scope(id.clone(), || front.admit(request)),
+        };
         let routed = admitted.map(|(request, allowance)| {
             let answer = front.router.clone().oneshot(request);
             (request_scope::scope(id.clone(), answer), allowance)
@@ -97,6 +112,9 @@ impl Front {
             front
                 .routes
                 .record(route, method, status, started.elapsed().as_secs_f64());
+            if origin.is_some() {
+                front.cors.decorate(origin.as_ref(), response.headers_mut());
+            }
             response.headers_mut().insert(REQUEST_ID, id);
             response
         }

@@ -180,10 +180,7 @@ impl Guard {
     /// Authenticate `request` and count it against its caller's limit: the caller and the `x-ratelimit-*`
     /// headers its response will carry, or the refusal (401 or 429, with those headers).
     pub fn admit(&self, request: &Request) -> Result<(Caller, Allowance), Box<Response>> {
-        let presented = request
-            .headers()
-            .get("xi-api-key")
-            .and_then(|v| v.to_str().ok());
+        let presented = super::auth::presented_key(request.headers());
         let caller = presented.and_then(|k| self.keys.authenticate(k));
         let Some(caller) = caller else {
             // Unauthenticated requests are limited per client address, so key guessing is slow.
@@ -196,7 +193,9 @@ impl Guard {
                 .unauthenticated
                 .check(&ip, UNAUTHENTICATED_SCOPE);
             let error = limited.unwrap_or_else(|| match presented {
-                None => ApiError::unauthorized("missing API key: send it in the xi-api-key header"),
+                None => ApiError::unauthorized(
+                    "missing API key: send it in the xi-api-key header (or as Authorization: Bearer KEY)",
+                ),
                 Some(_) => ApiError::unauthorized("invalid API key"),
             });
             return Err(Box::new(with_headers(error.into_response(), headers)));

@@ -5,6 +5,7 @@ mod agent;
 pub mod auth;
 mod cloning;
 pub mod codes;
+pub mod cors;
 mod dictionaries;
 mod download;
 pub mod edge;
@@ -124,6 +125,7 @@ pub fn front(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> edge::F
     let (v1, open) = documented();
     let body_timeout = std::time::Duration::from_secs(state.settings.server.body_timeout_seconds);
     let base = ProblemBase(Arc::from(state.settings.server.public_base_url.as_str()));
+    let cors = cors::Cors::from_settings(&state.settings.server.cors_origins);
     let (router, api) = open.merge(v1).split_for_parts();
     let api = openapi::finish(api);
     let router = router
@@ -140,5 +142,6 @@ pub fn front(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> edge::F
         routes: Routes::new(api.paths.paths.keys().cloned()),
         guard: Guard { keys, limits },
         body_timeout,
+        cors,
     })
 }

@@ -97,8 +97,19 @@ impl Modify for ApiKeyScheme {
             "api_key",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "xi-api-key",
-                "The API key. Every /v1 endpoint needs it; limits are counted per key.",
+                "The API key. Every /v1 endpoint needs it (or the bearer scheme); limits are counted per key.",
             ))),
+        );
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                utoipa::openapi::security::HttpBuilder::new()
+                    .scheme(utoipa::openapi::security::HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "The same API key as `Authorization: Bearer KEY`, as OpenAI clients send it.",
+                    ))
+                    .build(),
+            ),
         );
     }
 }
@@ -115,7 +126,7 @@ impl Modify for ApiKeyScheme {
         license(name = "See the project README")
     ),
     modifiers(&ApiKeyScheme),
-    security(("api_key" = [])),
+    security(("api_key" = []), ("bearer" = [])),
     components(schemas(Problem)),
     tags(
         (name = "speech", description = "Text-to-speech and synthesis jobs"),

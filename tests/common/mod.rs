@@ -209,6 +209,18 @@ pub fn method(verb: &str, url: &str, key: Option<&str>) -> Reply {
     collect(request.call())
 }
 
+/// Any request with exactly the given headers (no key unless one is among them).
+pub fn call(verb: &str, url: &str, headers: &[(&str, &str)], body: Option<&[u8]>) -> Reply {
+    let mut request = agent().request(verb, url);
+    for (name, value) in headers {
+        request = request.set(name, value);
+    }
+    collect(match body {
+        Some(body) => request.send_bytes(body),
+        None => request.call(),
+    })
+}
+
 /// Poll a job until it ends (or `limit` passes); returns the last status body.
 pub fn wait_for_job(
     server: &Server,
