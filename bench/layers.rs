@@ -193,6 +193,7 @@ fn inside(body: Arc<Vec<u8>>) {
         routes: Routes::new(sauti::http::openapi_document().paths.paths.keys().cloned()),
         guard: bench_guard(),
         body_timeout: Duration::from_secs(30),
+        cors: sauti::http::cors::Cors::Off,
     });
     let alone = per_request(&runtime, |request| {
         let bare = bare.clone();
