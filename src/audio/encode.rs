@@ -43,8 +43,13 @@ pub const fn wav_len_16k(samples: usize) -> usize {
 /// The 44-byte header of a 16 kHz mono 16-bit PCM WAV holding `samples` samples: the bytes
 /// [`encode_wav_16k`] starts with, for writers that stream the samples after it ([`extend_pcm16`]).
 pub fn wav_header_16k(samples: usize) -> [u8; WAV_HEADER_LEN] {
+    wav_header(SAMPLE_RATE, samples)
+}
+
+/// The 44-byte header of a mono 16-bit PCM WAV at `rate` holding `samples` samples.
+pub fn wav_header(rate: u32, samples: usize) -> [u8; WAV_HEADER_LEN] {
     let data = u32::try_from(2 * samples).unwrap_or(u32::MAX - 36);
-    let byte_rate = SAMPLE_RATE * 2;
+    let byte_rate = rate * 2;
     let mut header = [0u8; WAV_HEADER_LEN];
     let fields: [&[u8]; 12] = [
         b"RIFF",
@@ -53,7 +58,7 @@ pub fn wav_header_16k(samples: usize) -> [u8; WAV_HEADER_LEN] {
         &16u32.to_le_bytes(), // fmt chunk size
         &1u16.to_le_bytes(),  // PCM
         &1u16.to_le_bytes(),  // mono
-        &SAMPLE_RATE.to_le_bytes(),
+        &rate.to_le_bytes(),
         &byte_rate.to_le_bytes(),
         &2u16.to_le_bytes(),  // block align
         &16u16.to_le_bytes(), // bits per sample
@@ -80,7 +85,7 @@ pub fn extend_pcm16(out: &mut Vec<u8>, samples: &[f32]) {
 ///
 /// `as` saturates and maps NaN to 0; adding ±0.5 before truncating rounds without a libm call, which keeps
 /// the loop vectorisable (several times faster than `f32::round` here).
-fn to_i16(sample: f32) -> i16 {
+pub fn to_i16(sample: f32) -> i16 {
     let scaled = sample.clamp(-1.0, 1.0) * 32767.0;
     (scaled + 0.5f32.copysign(scaled)) as i16
 }

@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod decode;
 pub mod encode;
 mod opus;
+pub mod output;
 pub mod pitch;
 pub mod psola;
 pub mod resample;

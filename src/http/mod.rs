@@ -10,6 +10,7 @@ mod dictionaries;
 mod download;
 pub mod edge;
 mod extract;
+mod formats;
 mod health;
 pub mod limits;
 pub mod listen;

@@ -7,7 +7,8 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
-use super::extract::{ApiJson, ApiPath};
+use super::extract::{ApiJson, ApiPath, ApiQuery};
+use super::formats::FormatQuery;
 use super::problem::ApiError;
 use super::synthesis_body::SynthesisBody;
 use super::AppState;
@@ -90,14 +91,15 @@ fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
 /// `POST /v1/text-to-speech/{voice_id}`: 200 with audio up to 2,000 characters, 202 with a job beyond.
 #[utoipa::path(post, path = "/v1/text-to-speech/{voice_id}", operation_id = "textToSpeech", tag = "speech",
     summary = "Synthesise Swahili speech",
-    description = "Up to 2,000 characters: 200 with a base64 16 kHz mono WAV. 2,001 to 5,000: 202 with a job.",
-    params(("voice_id" = String, Path, description = "A voice from GET /v1/voices", example = "zuri")),
+    description = "Up to 2,000 characters: 200 with a base64 16 kHz mono WAV, or the audio in `output_format` \
+                   (its media type in `content_type`). 2,001 to 5,000: 202 with a job.",
+    params(("voice_id" = String, Path, description = "A voice from GET /v1/voices", example = "zuri"), FormatQuery),
     request_body = TtsRequest,
     responses(
         (status = 200, description = "The audio", body = crate::http::synthesis_body::SynthesisResult),
         (status = 202, description = "Longer than 2,000 characters: queued as a job", body = JobCreated),
         (status = 404, description = "No such voice, or no such pronunciation dictionary (or version) for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "Empty or too long text, voice settings out of range, or more than 3 dictionary locators", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, voice settings out of range, more than 3 dictionary locators, or an unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 507, description = "The server's disk is full: a job cannot be queued (insufficient_storage, Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
@@ -105,6 +107,7 @@ pub async fn text_to_speech(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     ApiPath(voice_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,
 ) -> Result<Response, ApiError> {
     if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
@@ -112,6 +115,7 @@ pub async fn text_to_speech(
     }
     let chars = check_text(&request.text, TTS_MAX_CHARS)?;
     let settings = settings(request.voice_settings)?;
+    let format = query.format()?;
     let locators = &request.pronunciation_dictionary_locators;
     let rules = state
         .dictionaries
@@ -126,6 +130,12 @@ pub async fn text_to_speech(
         .tts
         .synthesize(&caller.key_id, &voice_id, &request.text, settings, lexicon)
         .await?;
+    if format != crate::audio::output::OutputFormat::WAV_16K {
+        let count = samples.len();
+        let audio = super::formats::encode(&state, format, samples).await?;
+        let body = SynthesisBody::encoded(&audio, format.media_type(), count, chars, &voice_id);
+        return Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response());
+    }
     // Encoded chunk by chunk as the connection sends it (synthesis_body).
     let body = SynthesisBody::new(samples.len(), chars, &voice_id);
     let length = body.len();

@@ -40,7 +40,7 @@ pub struct SynthesisResult {
 /// Spec §2.4 members other than the audio.
 #[derive(Debug, Serialize)]
 struct Tail<'a> {
-    content_type: &'static str,
+    content_type: &'a str,
     duration_seconds: f64,
     characters_synthesized: usize,
     voice_id: &'a str,
@@ -69,6 +69,32 @@ impl SynthesisBody {
             samples,
             tail: format!("\",{}", members.strip_prefix('{').unwrap_or(&members)),
         }
+    }
+
+    /// The whole body for audio already encoded in another format (`output_format`): `audio` as base64 and
+    /// `content_type` its media type; `samples` 16 kHz samples give the duration.
+    pub fn encoded(
+        audio: &[u8],
+        content_type: &str,
+        samples: usize,
+        chars: usize,
+        voice_id: &str,
+    ) -> Vec<u8> {
+        let seconds = samples as f64 / f64::from(audio::SAMPLE_RATE);
+        let tail = Tail {
+            content_type,
+            duration_seconds: (seconds * 1000.0).round() / 1000.0,
+            characters_synthesized: chars,
+            voice_id,
+        };
+        let members = serde_json::to_string(&tail).unwrap_or_else(|_| "{}".into());
+        let encoded = base64::engine::general_purpose::STANDARD.encode(audio);
+        let mut body = Vec::with_capacity(PREFIX.len() + encoded.len() + members.len() + 2);
+        body.extend_from_slice(PREFIX.as_bytes());
+        body.extend_from_slice(encoded.as_bytes());
+        body.extend_from_slice(b"\",");
+        body.extend_from_slice(members.strip_prefix('{').unwrap_or(&members).as_bytes());
+        body
     }
 
     /// Exact length of the body in bytes.

@@ -1,0 +1,237 @@
+//! Every output format a caller can name, through `POST /v1/text-to-speech/{voice}?output_format=`: decoded back
+//! by sauti's own decoder (where the format has a container) and by ffmpeg (`tools/ffmpeg.sh` installs a static
+//! one from PyPI), each with the rate, channel count and duration (within 50 ms) the answer promises.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use base64::Engine as _;
+use common::*;
+
+const TEXT: &str =
+    "Daktari atakuona saa nne asubuhi. Tafadhali fika dakika kumi mapema na kadi yako ya bima.";
+
+fn ffmpeg() -> &'static str {
+    static PATH: OnceLock<String> = OnceLock::new();
+    PATH.get_or_init(|| {
+        if let Ok(path) = std::env::var("SAUTI_TEST_FFMPEG") {
+            return path;
+        }
+        let root = env!("CARGO_MANIFEST_DIR");
+        let output = Command::new("bash")
+            .arg(format!("{root}/tools/ffmpeg.sh"))
+            .output()
+            .expect("bash runs");
+        assert!(
+            output.status.success(),
+            "tools/ffmpeg.sh: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap().trim().to_string()
+    })
+}
+
+/// What ffmpeg makes of `bytes`: rate, channels and seconds of decoded audio. Raw formats need their
+/// demuxer named (`input` = `-f s16le -ar 16000` and the like).
+fn probe(bytes: &[u8], input: &[&str]) -> (u32, u16, f64) {
+    let mut child = Command::new(ffmpeg())
+        .args(["-hide_banner", "-nostdin"])
+        .args(input)
+        .args([
+            "-i",
+            "pipe:0",
+            "-f",
+            "s16le",
+            "-acodec",
+            "pcm_s16le",
+            "pipe:1",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ffmpeg runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let owned = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&owned));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{log}");
+    let stream = log
+        .lines()
+        .find(|l| l.contains("Stream #0:0") && l.contains("Audio:"))
+        .unwrap_or_else(|| panic!("no audio stream: {log}"));
+    let rate: u32 = stream
+        .split(", ")
+        .find_map(|p| p.strip_suffix(" Hz"))
+        .unwrap_or_else(|| panic!("{stream}"))
+        .parse()
+        .unwrap();
+    let channels = match () {
+        _ if stream.contains(", mono") => 1,
+        _ if stream.contains(", stereo") => 2,
+        _ => panic!("{stream}"),
+    };
+    let seconds = output.stdout.len() as f64 / 2.0 / f64::from(channels) / f64::from(rate);
+    (rate, channels, seconds)
+}
+
+fn synthesise(server: &Server, format: &str) -> (Vec<u8>, String, f64) {
+    let reply = post_json(
+        &server.url(&format!("/v1/text-to-speech/zuri?output_format={format}")),
+        Some(KEY_A),
+        &serde_json::json!({ "text": TEXT }),
+    );
+    assert_eq!(
+        reply.status,
+        200,
+        "{format}: {}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let body = reply.json();
+    let audio = base64::engine::general_purpose::STANDARD
+        .decode(body["audio_base64"].as_str().unwrap())
+        .unwrap();
+    let kind = body["content_type"].as_str().unwrap().to_string();
+    (audio, kind, body["duration_seconds"].as_f64().unwrap())
+}
+
+#[test]
+fn every_format_decodes_to_the_promised_rate_channels_and_length() {
+    let data = temp_dir();
+    let server = Server::start(
+        data.path(),
+        &[("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "1000")],
+    );
+    let cases: &[(&str, &str, u32, &[&str], bool)] = &[
+        // name, media type, rate, ffmpeg input options, whether sauti's decoder reads it
+        ("wav_8000", "audio/wav", 8_000, &[], true),
+        ("wav_16000", "audio/wav", 16_000, &[], true),
+        ("wav_22050", "audio/wav", 22_050, &[], true),
+        ("wav_24000", "audio/wav", 24_000, &[], true),
+        ("wav_44100", "audio/wav", 44_100, &[], true),
+        ("wav_48000", "audio/wav", 48_000, &[], true),
+        (
+            "pcm_8000",
+            "audio/pcm",
+            8_000,
+            &["-f", "s16le", "-ar", "8000", "-ac", "1"],
+            false,
+        ),
+        (
+            "pcm_16000",
+            "audio/pcm",
+            16_000,
+            &["-f", "s16le", "-ar", "16000", "-ac", "1"],
+            false,
+        ),
+        (
+            "pcm_22050",
+            "audio/pcm",
+            22_050,
+            &["-f", "s16le", "-ar", "22050", "-ac", "1"],
+            false,
+        ),
+        (
+            "pcm_24000",
+            "audio/pcm",
+            24_000,
+            &["-f", "s16le", "-ar", "24000", "-ac", "1"],
+            false,
+        ),
+        (
+            "pcm_44100",
+            "audio/pcm",
+            44_100,
+            &["-f", "s16le", "-ar", "44100", "-ac", "1"],
+            false,
+        ),
+        (
+            "ulaw_8000",
+            "audio/basic",
+            8_000,
+            &["-f", "mulaw", "-ar", "8000", "-ac", "1"],
+            false,
+        ),
+        (
+            "alaw_8000",
+            "audio/x-alaw-basic",
+            8_000,
+            &["-f", "alaw", "-ar", "8000", "-ac", "1"],
+            false,
+        ),
+        ("mp3_22050_32", "audio/mpeg", 22_050, &[], true),
+        ("mp3_24000_48", "audio/mpeg", 24_000, &[], true),
+        ("mp3_44100_32", "audio/mpeg", 44_100, &[], true),
+        ("mp3_44100_64", "audio/mpeg", 44_100, &[], true),
+        ("mp3_44100_128", "audio/mpeg", 44_100, &[], true),
+        ("mp3_44100_192", "audio/mpeg", 44_100, &[], true),
+        ("opus_48000_32", "audio/ogg", 48_000, &[], true),
+        ("opus_48000_64", "audio/ogg", 48_000, &[], true),
+        ("opus_48000_192", "audio/ogg", 48_000, &[], true),
+        ("flac_16000", "audio/flac", 16_000, &[], true),
+        ("flac_24000", "audio/flac", 24_000, &[], true),
+        ("flac_44100", "audio/flac", 44_100, &[], true),
+    ];
+    let mut failures = Vec::new();
+    for &(name, media, rate, input, ours) in cases {
+        let (audio, kind, promised) = synthesise(&server, name);
+        assert!(promised > 2.0, "{name}: {promised} s");
+        assert_eq!(kind, media, "{name}");
+        let (got_rate, channels, seconds) = probe(&audio, input);
+        eprintln!("{name}: ffmpeg {got_rate} Hz, {channels} ch, {seconds:.3} s (promised {promised:.3} s)");
+        if got_rate != rate || channels != 1 || (seconds - promised).abs() > 0.05 {
+            failures.push(format!(
+                "{name} by ffmpeg: {got_rate} Hz {channels} ch {seconds:.3} s"
+            ));
+        }
+        if ours {
+            let decoded = sauti::audio::decode(&audio, &Default::default())
+                .unwrap_or_else(|e| panic!("{name}: sauti cannot decode it: {e}"));
+            let seconds = decoded.samples.len() as f64 / f64::from(decoded.sample_rate);
+            eprintln!("{name}: sauti {} Hz, {seconds:.3} s", decoded.sample_rate);
+            if decoded.sample_rate != rate
+                || decoded.source.channels != 1
+                || (seconds - promised).abs() > 0.05
+            {
+                failures.push(format!(
+                    "{name} by sauti: {} Hz {seconds:.3} s",
+                    decoded.sample_rate
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn an_unknown_format_is_refused_before_synthesis_naming_the_known_ones() {
+    let data = temp_dir();
+    let server = Server::start(data.path(), &[]);
+    for name in ["mp3_48000_320", "aac", "wav", "MP3_44100_128"] {
+        let reply = post_json(
+            &server.url(&format!("/v1/text-to-speech/zuri?output_format={name}")),
+            Some(KEY_A),
+            &serde_json::json!({ "text": TEXT }),
+        );
+        let detail = problem_body(&reply, 422)["detail"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            detail.contains("ulaw_8000") && detail.contains("mp3_44100_128"),
+            "{detail}"
+        );
+    }
+    // Without the query, the seed answer is unchanged: a 16 kHz WAV.
+    let reply = post_json(
+        &server.url("/v1/text-to-speech/zuri"),
+        Some(KEY_A),
+        &serde_json::json!({ "text": TEXT }),
+    );
+    assert_eq!(reply.json()["content_type"], "audio/wav");
+}
