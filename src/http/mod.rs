@@ -14,6 +14,7 @@ mod formats;
 mod health;
 pub mod limits;
 pub mod listen;
+mod openai;
 pub mod openapi;
 mod playground;
 pub mod problem;
@@ -89,6 +90,7 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(agent::converse_audio))
         .routes(routes!(cloning::clone_voice))
         .routes(routes!(dictionaries::add_from_file))
+        .routes(routes!(openai::transcription::create))
         .layer(DefaultBodyLimit::disable());
     let v1 = OpenApiRouter::new()
         .routes(routes!(speech::text_to_speech))
@@ -102,6 +104,9 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(dictionaries::add_from_rules))
         .routes(routes!(dictionaries::get, dictionaries::delete))
         .routes(routes!(dictionaries::download))
+        .routes(routes!(openai::speech::create))
+        .routes(routes!(openai::list))
+        .routes(routes!(openai::get))
         .merge(uploads)
         .layer(DefaultBodyLimit::max(JSON_LIMIT));
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())

@@ -46,6 +46,42 @@ pub struct SpeechToTextForm {
     pub response_format: Option<String>,
 }
 
+/// An OpenAI transcription request (`multipart/form-data`).
+// Documentation only; `deny_unknown_fields` makes the schema closed (`additionalProperties: false`).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct TranscriptionForm {
+    /// The audio: WAV, MP3, FLAC, Ogg (Vorbis/Opus) or WebM; at most 25 MB.
+    #[schema(value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+    /// `sauti-stt`, or OpenAI's `whisper-1`, `gpt-4o-transcribe`, `gpt-4o-mini-transcribe` (all routed by
+    /// language).
+    #[schema(
+        example = "whisper-1",
+        pattern = "^(sauti-stt|whisper-1|gpt-4o-transcribe|gpt-4o-mini-transcribe)$"
+    )]
+    pub model: String,
+    /// Language code; Swahili (`sw`) by default.
+    #[schema(example = "sw", pattern = "^(sw|en|fr|de|es|pt|ar|zh|ja|ko|ru)$")]
+    pub language: Option<String>,
+    /// Accepted; has no effect.
+    pub prompt: Option<String>,
+    /// `json` (default), `text`, `srt`, `vtt` or `verbose_json`.
+    #[schema(
+        example = "verbose_json",
+        pattern = "^(json|text|srt|vtt|verbose_json)$"
+    )]
+    pub response_format: Option<String>,
+    /// 0 to 1; accepted, decoding is greedy.
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub temperature: Option<f32>,
+    /// `word` and/or `segment` (repeat the part): what `verbose_json` includes.
+    #[serde(rename = "timestamp_granularities[]")]
+    #[schema(example = json!(["word", "segment"]))]
+    pub timestamp_granularities: Option<Vec<String>>,
+}
+
 /// A reference clip for voice cloning (`multipart/form-data`).
 // Documentation only; `deny_unknown_fields` makes the schema closed (`additionalProperties: false`).
 #[derive(ToSchema, serde::Deserialize)]
@@ -135,6 +171,7 @@ impl Modify for ApiKeyScheme {
         (name = "cloning", description = "Voice cloning (beta)"),
         (name = "pronunciation", description = "Pronunciation dictionaries: aliases and IPA rules a synthesis can name"),
         (name = "agent", description = "The voice agent (beta)"),
+        (name = "openai", description = "OpenAI-compatible audio: speech, transcription and models, for OpenAI's SDKs unchanged"),
         (name = "operations", description = "Health, readiness, metrics and this document")
     )
 )]

@@ -117,6 +117,24 @@ struct ProblemBody<'a> {
     /// The request id (also in the `X-Request-Id` header and the logs).
     #[serde(skip_serializing_if = "Option::is_none")]
     request_id: Option<&'a str>,
+    /// On the OpenAI-compatible paths, the same refusal as OpenAI clients read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<OpenAiError<'a>>,
+}
+
+/// `{"error": {...}}` as OpenAI's SDKs read it, so their exceptions carry the detail.
+#[derive(Serialize)]
+struct OpenAiError<'a> {
+    message: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    param: Option<&'a str>,
+    code: &'static str,
+}
+
+/// Whether `path` is one of the OpenAI-compatible paths (`/v1/audio/…`, `/v1/models`).
+pub fn is_openai_path(path: &str) -> bool {
+    path.starts_with("/v1/audio/") || path == "/v1/models" || path.starts_with("/v1/models/")
 }
 
 /// The request id header.
@@ -166,6 +184,17 @@ pub fn render(
         detail: &problem.detail,
         instance,
         request_id,
+        error: is_openai_path(instance).then(|| OpenAiError {
+            message: &problem.detail,
+            kind: match status.as_u16() {
+                401 => "authentication_error",
+                429 => "rate_limit_error",
+                500..=599 => "server_error",
+                _ => "invalid_request_error",
+            },
+            param: None,
+            code: problem.code.as_str(),
+        }),
     };
     let (mut parts, _) = response.into_parts();
     parts.headers.insert(

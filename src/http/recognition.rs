@@ -80,14 +80,7 @@ pub async fn speech_to_text(
             )))
         }
     };
-    let audio = upload::decode_audio(&state, &mut form).await?;
-    state.graph.asr.ensure_available().await?;
-    let duration_seconds = (audio.duration_seconds() * 1000.0).round() / 1000.0;
-    let transcript = state
-        .graph
-        .asr
-        .transcribe(Arc::new(audio.samples), &language)
-        .await?;
+    let (transcript, duration_seconds) = recognise(&state, &mut form, &language).await?;
     let verbose = match format {
         Format::Captions(captions) => {
             let document = captions.write(&transcript.segments);
@@ -106,6 +99,24 @@ pub async fn speech_to_text(
         words: words.filter(|_| verbose),
     })
     .into_response())
+}
+
+/// The form's audio decoded (422 when it cannot be), then recognised in `language` once a recognizer is
+/// available (503 when none is): the transcript and the audio's length in seconds (to the millisecond).
+pub async fn recognise(
+    state: &AppState,
+    form: &mut upload::Form,
+    language: &str,
+) -> Result<(crate::asr::Transcript, f64), ApiError> {
+    let audio = upload::decode_audio(state, form).await?;
+    state.graph.asr.ensure_available().await?;
+    let duration_seconds = (audio.duration_seconds() * 1000.0).round() / 1000.0;
+    let transcript = state
+        .graph
+        .asr
+        .transcribe(Arc::new(audio.samples), language)
+        .await?;
+    Ok((transcript, duration_seconds))
 }
 
 /// The request's language, `sw` when none is given; anything outside the spec's eleven codes is 422.

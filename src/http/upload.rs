@@ -72,11 +72,14 @@ pub struct FilePart {
 /// A read form: the file and the text fields that were asked for.
 #[derive(Debug, Default)]
 pub struct Form {
+    /// The name of the file part the endpoint reads (`audio`, or `file` on the compatible paths).
+    pub part: String,
     /// The file part (`audio`, or the part the endpoint names).
     pub file: Option<FilePart>,
     /// The file part's file name, if the client gave one.
     pub file_name: Option<String>,
-    /// Text fields by name.
+    /// Text fields by name; a field sent more than once (`timestamp_granularities[]`) has its values joined
+    /// with commas.
     pub fields: HashMap<String, String>,
     /// The name of another file part (the file sent under another name, say `file` for `audio`).
     pub other_file: Option<String>,
@@ -152,7 +155,10 @@ pub async fn read_form_with(
     fields: &[&str],
 ) -> Result<Form, ApiError> {
     let audio_limit = limit;
-    let mut form = Form::default();
+    let mut form = Form {
+        part: part_name.to_string(),
+        ..Form::default()
+    };
     let mut other_bytes = 0usize;
     let mut parts = 0usize;
     while let Some(mut part) = multipart.next_field().await.map_err(malformed)? {
@@ -229,7 +235,13 @@ pub async fn read_form_with(
         if wanted {
             let text = String::from_utf8(value)
                 .map_err(|_| ApiError::unprocessable(format!("`{name}` is not UTF-8 text")))?;
-            form.fields.insert(name, text);
+            form.fields
+                .entry(name)
+                .and_modify(|joined| {
+                    joined.push(',');
+                    joined.push_str(&text);
+                })
+                .or_insert(text);
         }
     }
     Ok(form)
@@ -239,11 +251,12 @@ pub async fn read_form_with(
 /// audio). Browsers label WebM recordings `video/webm` and some clients send `application/octet-stream`; both
 /// are accepted, and the bytes decide.
 pub fn require_audio(form: &mut Form) -> Result<FilePart, ApiError> {
+    let part = &form.part;
     let audio = form.file.take().ok_or_else(|| match &form.other_file {
         Some(name) => ApiError::unprocessable(format!(
-            "the form has no `audio` file part: the file came in a part named `{name}`; name that part `audio`"
+            "the form has no `{part}` file part: the file came in a part named `{name}`; name that part `{part}`"
         )),
-        None => ApiError::unprocessable("the form has no `audio` file part"),
+        None => ApiError::unprocessable(format!("the form has no `{part}` file part")),
     })?;
     if let Some(kind) = &audio.content_type {
         let essence = kind
@@ -259,12 +272,14 @@ pub fn require_audio(form: &mut Form) -> Result<FilePart, ApiError> {
             );
         if !acceptable {
             return Err(ApiError::unprocessable(format!(
-                "the `audio` part is declared as {essence}, not audio/*"
+                "the `{part}` part is declared as {essence}, not audio/*"
             )));
         }
     }
     if audio.bytes.is_empty() {
-        return Err(ApiError::unprocessable("the `audio` part is empty"));
+        return Err(ApiError::unprocessable(format!(
+            "the `{part}` part is empty"
+        )));
     }
     Ok(audio)
 }

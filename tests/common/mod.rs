@@ -5,7 +5,9 @@
 pub mod cli;
 pub mod cloning;
 pub mod fake_http;
+pub mod ffmpeg;
 pub mod multipart;
+pub mod sdk;
 
 use std::sync::OnceLock;
 

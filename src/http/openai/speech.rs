@@ -1,0 +1,128 @@
+//! `POST /v1/audio/speech`: OpenAI's speech request, answered with the audio bytes in the asked format.
+
+use axum::extract::{Extension, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use super::{check_model, Task};
+use crate::audio::output::OutputFormat;
+use crate::http::auth::Caller;
+use crate::http::extract::ApiJson;
+use crate::http::problem::ApiError;
+use crate::http::AppState;
+use crate::tts::VoiceSettings;
+
+/// Longest `input` (OpenAI's own limit).
+pub const MAX_INPUT_CHARS: usize = 4_096;
+
+/// A voice by id, as a string or `{"id": …}`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum VoiceRef {
+    /// The voice id.
+    Id(String),
+    /// `{"id": "zuri"}`.
+    Object {
+        /// The voice id.
+        id: String,
+    },
+}
+
+/// Body of `POST /v1/audio/speech`. Unknown members are ignored, as OpenAI's SDKs may add some.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct SpeechRequest {
+    /// A speech model from `GET /v1/models` (`sauti-tts`, or OpenAI's `tts-1`, `tts-1-hd`, `gpt-4o-mini-tts`).
+    #[schema(example = "tts-1")]
+    model: String,
+    /// The text, 1 to 4,096 characters.
+    #[schema(
+        example = "Karibu benki yetu. Salio lako ni shilingi elfu kumi.",
+        min_length = 1,
+        max_length = 4096
+    )]
+    input: String,
+    /// A voice id from `GET /v1/voices` (a cloned voice of this key included).
+    #[schema(example = "zuri")]
+    voice: VoiceRef,
+    /// `mp3` (default), `opus`, `flac`, `wav` or `pcm` (24 kHz 16-bit little-endian). `aac` is refused.
+    #[serde(default)]
+    #[schema(example = "mp3")]
+    response_format: Option<String>,
+    /// Tempo, 0.25 to 4.0 (sauti's `speaking_rate`).
+    #[serde(default)]
+    #[schema(example = 1.0, minimum = 0.25, maximum = 4.0)]
+    speed: Option<f32>,
+    /// Accepted and ignored: sauti's voices take no spoken instructions.
+    #[serde(default)]
+    instructions: Option<String>,
+    /// `audio` (the default) only.
+    #[serde(default)]
+    stream_format: Option<String>,
+}
+
+/// `POST /v1/audio/speech`.
+#[utoipa::path(post, path = "/v1/audio/speech", operation_id = "createSpeech", tag = "openai",
+    summary = "Synthesise speech (OpenAI-compatible)",
+    description = "OpenAI's speech request; the answer is the audio itself, in `response_format`.",
+    request_body = SpeechRequest,
+    responses(
+        (status = 200, description = "The audio", content(
+            (Vec<u8> = "audio/mpeg"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/flac"), (Vec<u8> = "audio/wav"), (Vec<u8> = "audio/pcm"),
+        )),
+        (status = 404, description = "No such voice or model", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long input, speed out of range, or a format not offered", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiJson(request): ApiJson<SpeechRequest>,
+) -> Result<Response, ApiError> {
+    check_model(&request.model, Task::Speech)?;
+    let voice_id = match request.voice {
+        VoiceRef::Id(id) | VoiceRef::Object { id } => id,
+    };
+    if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
+        return Err(ApiError::not_found(format!(
+            "voice {voice_id:?} not found; GET /v1/voices lists the voices"
+        )));
+    }
+    let text = request.input;
+    if !text.chars().any(char::is_alphanumeric) {
+        return Err(ApiError::unprocessable(
+            "`input` contains nothing that can be spoken: it needs letters or digits",
+        ));
+    }
+    if text.chars().count() > MAX_INPUT_CHARS {
+        return Err(ApiError::unprocessable(format!(
+            "`input` exceeds the maximum length of {MAX_INPUT_CHARS} characters"
+        )));
+    }
+    let format = OutputFormat::openai(request.response_format.as_deref().unwrap_or("mp3"))
+        .map_err(ApiError::unprocessable)?;
+    if let Some(other) = request.stream_format.filter(|f| f != "audio") {
+        return Err(ApiError::unprocessable(format!(
+            "`stream_format` {other:?} is not offered; omit it or send \"audio\""
+        )));
+    }
+    let speed = request.speed.unwrap_or(1.0);
+    let (slowest, fastest) = crate::tts::SPEAKING_RATE_RANGE;
+    if !(slowest..=fastest).contains(&speed) {
+        return Err(ApiError::unprocessable(format!(
+            "`speed` must be between {slowest} and {fastest}, not {speed}"
+        )));
+    }
+    let settings = VoiceSettings {
+        speaking_rate: speed,
+        ..VoiceSettings::default()
+    };
+    let _ = request.instructions;
+    let samples = state
+        .graph
+        .tts
+        .synthesize(&caller.key_id, &voice_id, &text, settings, None)
+        .await?;
+    let audio = crate::http::formats::encode(&state, format, samples).await?;
+    Ok(([(header::CONTENT_TYPE, format.media_type())], audio).into_response())
+}

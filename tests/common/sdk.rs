@@ -1,0 +1,43 @@
+//! The official client SDKs from PyPI (`tools/sdks.sh` installs the pinned versions into target/sdks), and
+//! the scripts under tests/sdk that drive sauti with them.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The directory holding the installed SDKs.
+fn sdks() -> &'static str {
+    static DIR: OnceLock<String> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let output = Command::new("bash")
+            .arg(format!("{root}/tools/sdks.sh"))
+            .output()
+            .expect("bash runs");
+        assert!(
+            output.status.success(),
+            "tools/sdks.sh: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap().trim().to_string()
+    })
+}
+
+/// Run tests/sdk/`script` with `args`; panics with its output unless it succeeds.
+pub fn run(script: &str, args: &[&str]) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new("python3")
+        .arg(root.join("tests/sdk").join(script))
+        .args(args)
+        .env("PYTHONPATH", sdks())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python3 runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{script}: {text}");
+    text
+}
