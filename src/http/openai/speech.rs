@@ -33,7 +33,10 @@ pub enum VoiceRef {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct SpeechRequest {
     /// A speech model from `GET /v1/models` (`sauti-tts`, or OpenAI's `tts-1`, `tts-1-hd`, `gpt-4o-mini-tts`).
-    #[schema(example = "tts-1")]
+    #[schema(
+        example = "tts-1",
+        pattern = "^(sauti-tts|tts-1|tts-1-hd|gpt-4o-mini-tts)$"
+    )]
     model: String,
     /// The text, 1 to 4,096 characters.
     #[schema(
@@ -47,7 +50,7 @@ pub struct SpeechRequest {
     voice: VoiceRef,
     /// `mp3` (default), `opus`, `flac`, `wav` or `pcm` (24 kHz 16-bit little-endian). `aac` is refused.
     #[serde(default)]
-    #[schema(example = "mp3")]
+    #[schema(example = "mp3", pattern = "^(mp3|opus|flac|wav|pcm)$")]
     response_format: Option<String>,
     /// Tempo, 0.25 to 4.0 (sauti's `speaking_rate`).
     #[serde(default)]
@@ -58,6 +61,7 @@ pub struct SpeechRequest {
     instructions: Option<String>,
     /// `audio` (the default) only.
     #[serde(default)]
+    #[schema(pattern = "^audio$")]
     stream_format: Option<String>,
 }
 

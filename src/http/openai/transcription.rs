@@ -128,9 +128,11 @@ fn answer(format: Option<&str>, granularities: Option<&str>) -> Result<Answer, A
         "srt" => Answer::Captions(Captions::Srt),
         "vtt" => Answer::Captions(Captions::Vtt),
         "verbose_json" => Answer::Verbose { segments, words },
-        other => return Err(ApiError::unprocessable(format!(
+        other => {
+            return Err(ApiError::unprocessable(format!(
             "`response_format` {other:?} is not offered; use json, text, srt, vtt or verbose_json"
-        ))),
+        )))
+        }
     })
 }
 
