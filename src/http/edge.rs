@@ -5,8 +5,8 @@
 //!   the browser ([`Cors`]);
 //! - a request id: the caller's `X-Request-Id` when it sends one, else a new one; on every response;
 //! - that id on every log line written while the request is handled ([`request_scope`]);
-//! - for everything under `/v1`: authentication and rate limits ([`Guard::admit`]), before the route is looked
-//!   up, so an unknown `/v1` path without a key is 401, not 404;
+//! - for everything under `/v1` and `/elevenlabs`: authentication and rate limits ([`Guard::admit`]), before
+//!   the route is looked up, so an unknown path there without a key is 401, not 404;
 //! - a body that stops sending is abandoned after `server.body_timeout_seconds` (slow-loris uploads hold no
 //!   handler for long);
 //! - metrics: the request counted by route template, method and status, and timed;
@@ -30,10 +30,13 @@ use super::problem::{self, ProblemBase, REQUEST_ID};
 use crate::telemetry::metrics::{method_label, Routes};
 use crate::telemetry::request_scope;
 
-/// Whether `path` is under `/v1`, the authenticated part of the API.
-pub fn under_v1(path: &str) -> bool {
-    path.strip_prefix("/v1")
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+/// Whether `path` is under `/v1` or the ElevenLabs-compatible `/elevenlabs`: the authenticated part of the API.
+pub fn authenticated(path: &str) -> bool {
+    let under = |prefix: &str| {
+        path.strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    under("/v1") || under("/elevenlabs")
 }
 
 /// The router and everything the front needs, shared by every connection.
@@ -48,7 +51,7 @@ pub struct Parts {
     pub base: ProblemBase,
     /// The documented route templates metrics are counted under.
     pub routes: Routes,
-    /// Authentication and rate limits for `/v1`.
+    /// Authentication and rate limits for `/v1` and `/elevenlabs`.
     pub guard: Guard,
     /// How long a request body may go without sending anything.
     pub body_timeout: Duration,
@@ -122,10 +125,10 @@ impl Front {
 }
 
 impl Parts {
-    /// Authenticate what is under `/v1` and bound the body's pauses: the request to route, with the rate-limit
+    /// Authenticate what is under `/v1` and `/elevenlabs`, and bound the body's pauses: the request to route, with the rate-limit
     /// headers its response will carry, or the refusal.
     fn admit(&self, mut request: Request) -> Result<(Request, Option<Allowance>), Box<Response>> {
-        let allowance = match under_v1(request.uri().path()) {
+        let allowance = match authenticated(request.uri().path()) {
             false => None,
             true => {
                 let (caller, allowance) = self.guard.admit(&request)?;

@@ -31,11 +31,14 @@ pub enum Category {
 }
 
 impl Category {
-    /// The category of a request (the path with or without its `/v1` prefix).
+    /// The category of a request (the path with or without its `/v1` prefix, on its own or under the
+    /// ElevenLabs-compatible `/elevenlabs`).
     pub fn of(method: &Method, path: &str) -> Self {
+        let path = path.strip_prefix("/elevenlabs").unwrap_or(path);
         let path = path.strip_prefix("/v1").unwrap_or(path);
         let synthesis = method == Method::POST
             && (path.starts_with("/text-to-speech/")
+                || path == "/audio/speech"
                 || path == "/tts/jobs"
                 || path == "/tts/jobs/");
         if synthesis {

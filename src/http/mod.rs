@@ -9,6 +9,7 @@ pub mod cors;
 mod dictionaries;
 mod download;
 pub mod edge;
+mod elevenlabs;
 mod extract;
 mod formats;
 mod health;
@@ -91,6 +92,8 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(cloning::clone_voice))
         .routes(routes!(dictionaries::add_from_file))
         .routes(routes!(openai::transcription::create))
+        .routes(routes!(elevenlabs::recognition::convert))
+        .routes(routes!(elevenlabs::voices::add))
         .layer(DefaultBodyLimit::disable());
     let v1 = OpenApiRouter::new()
         .routes(routes!(speech::text_to_speech))
@@ -107,6 +110,12 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(openai::speech::create))
         .routes(routes!(openai::list))
         .routes(routes!(openai::get))
+        .routes(routes!(elevenlabs::speech::convert))
+        .routes(routes!(elevenlabs::speech::stream))
+        .routes(routes!(elevenlabs::voices::all))
+        .routes(routes!(elevenlabs::voices::search))
+        .routes(routes!(elevenlabs::voices::get, elevenlabs::voices::delete))
+        .routes(routes!(elevenlabs::models))
         .merge(uploads)
         .layer(DefaultBodyLimit::max(JSON_LIMIT));
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
@@ -136,7 +145,11 @@ pub fn front(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> edge::F
     let api = openapi::finish(api);
     let router = router
         .fallback(|uri: axum::http::Uri| async move {
-            match edge::under_v1(uri.path()) {
+            let path = uri.path();
+            match edge::authenticated(path) {
+                true if path.starts_with("/elevenlabs") => problem::ApiError::not_found(
+                    "no such endpoint in the ElevenLabs-compatible API under /elevenlabs",
+                ),
                 true => problem::ApiError::not_found("no such endpoint under /v1"),
                 false => problem::ApiError::not_found("no such resource"),
             }

@@ -82,6 +82,46 @@ pub struct TranscriptionForm {
     pub timestamp_granularities: Option<Vec<String>>,
 }
 
+/// An ElevenLabs instant clone (`multipart/form-data`).
+// Documentation only; `deny_unknown_fields` makes the schema closed (`additionalProperties: false`).
+#[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct InstantCloneForm {
+    /// Display name; `Cloned Voice` by default.
+    pub name: Option<String>,
+    /// One or more clips of the speaker (repeat the part): WAV, MP3, WebM, FLAC or Ogg, at most 50 MB together,
+    /// at least 3 s of speech in all.
+    #[schema(value_type = Vec<String>, format = Binary)]
+    pub files: Vec<Vec<u8>>,
+    /// Kept as the voice's provenance (a statement of the speaker's consent).
+    pub description: Option<String>,
+    /// Accepted; no effect (JSON or `null`).
+    pub labels: Option<String>,
+    /// Accepted; no effect.
+    pub remove_background_noise: Option<bool>,
+}
+
+/// An ElevenLabs transcription request (`multipart/form-data`). Other ElevenLabs fields are accepted and have no
+/// effect.
+// Documentation only.
+#[derive(ToSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub struct ElevenTranscriptionForm {
+    /// The audio: WAV, MP3, FLAC, Ogg (Vorbis/Opus) or WebM; at most 25 MB.
+    #[schema(value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+    /// `sauti_stt`, or ElevenLabs' `scribe_v1`, `scribe_v2` (all routed by language).
+    #[schema(example = "scribe_v1", pattern = "^(sauti_stt|scribe_v1|scribe_v2)$")]
+    pub model_id: String,
+    /// ISO 639-1 or 639-3; Swahili by default.
+    #[schema(example = "swa")]
+    pub language_code: Option<String>,
+    /// `word` (default) or `none`.
+    #[schema(pattern = "^(word|none)$")]
+    pub timestamps_granularity: Option<String>,
+}
+
 /// A reference clip for voice cloning (`multipart/form-data`).
 // Documentation only; `deny_unknown_fields` makes the schema closed (`additionalProperties: false`).
 #[derive(ToSchema, serde::Deserialize)]
@@ -171,6 +211,7 @@ impl Modify for ApiKeyScheme {
         (name = "cloning", description = "Voice cloning (beta)"),
         (name = "pronunciation", description = "Pronunciation dictionaries: aliases and IPA rules a synthesis can name"),
         (name = "agent", description = "The voice agent (beta)"),
+        (name = "elevenlabs", description = "The ElevenLabs-compatible API under /elevenlabs, for ElevenLabs' SDKs unchanged"),
         (name = "openai", description = "OpenAI-compatible audio: speech, transcription and models, for OpenAI's SDKs unchanged"),
         (name = "operations", description = "Health, readiness, metrics and this document")
     )

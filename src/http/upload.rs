@@ -76,6 +76,8 @@ pub struct Form {
     pub part: String,
     /// The file part (`audio`, or the part the endpoint names).
     pub file: Option<FilePart>,
+    /// Further file parts of that name, where the endpoint takes several ([`read_form_many`]).
+    pub more: Vec<FilePart>,
     /// The file part's file name, if the client gave one.
     pub file_name: Option<String>,
     /// Text fields by name; a field sent more than once (`timestamp_granularities[]`) has its values joined
@@ -149,12 +151,34 @@ pub async fn read_form(
 /// Read the form: the file part `part` (`(name, what it holds)`, at most `limit` bytes) and the text fields
 /// named in `fields`.
 pub async fn read_form_with(
+    multipart: ApiMultipart,
+    part: (&str, &str),
+    limit: usize,
+    fields: &[&str],
+) -> Result<Form, ApiError> {
+    read_parts(multipart, part, false, limit, fields).await
+}
+
+/// [`read_form_with`] for an endpoint that takes several files under one name (`files`): the first in
+/// [`Form::file`], the rest in [`Form::more`], all of them together at most `limit` bytes.
+pub async fn read_form_many(
+    multipart: ApiMultipart,
+    part: (&str, &str),
+    limit: usize,
+    fields: &[&str],
+) -> Result<Form, ApiError> {
+    read_parts(multipart, part, true, limit, fields).await
+}
+
+async fn read_parts(
     ApiMultipart(mut multipart): ApiMultipart,
     (part_name, what): (&str, &str),
+    many: bool,
     limit: usize,
     fields: &[&str],
 ) -> Result<Form, ApiError> {
     let audio_limit = limit;
+    let mut files_bytes = 0usize;
     let mut form = Form {
         part: part_name.to_string(),
         ..Form::default()
@@ -170,7 +194,7 @@ pub async fn read_form_with(
         }
         let name = part.name().unwrap_or_default().to_string();
         if name == part_name {
-            if form.file.is_some() {
+            if form.file.is_some() && !many {
                 return Err(ApiError::unprocessable(format!(
                     "the form has more than one `{part_name}` part"
                 )));
@@ -183,19 +207,24 @@ pub async fn read_form_with(
             let mut size = 0usize;
             while let Some(chunk) = part.chunk().await.map_err(malformed)? {
                 size += chunk.len();
-                if size > audio_limit {
+                if files_bytes + size > audio_limit {
                     return Err(too_large(audio_limit, what));
                 }
                 chunks.push(axum::body::Bytes::copy_from_slice(&chunk));
             }
+            files_bytes += size;
             let mut bytes = Vec::with_capacity(size);
             for chunk in chunks {
                 bytes.extend_from_slice(&chunk);
             }
-            form.file = Some(FilePart {
+            let file = FilePart {
                 bytes,
                 content_type,
-            });
+            };
+            match form.file {
+                None => form.file = Some(file),
+                Some(_) => form.more.push(file),
+            }
             continue;
         }
         if part.file_name().is_some() {

@@ -299,6 +299,19 @@ impl VoiceRegistry {
             })
     }
 
+    /// Every voice `owner` sees: the server's own, then the owner's cloned voices.
+    pub fn list_for(&self, owner: &str) -> Vec<VoiceInfo> {
+        let mut all = self.list(None);
+        let cloned = self.read_cloned();
+        all.extend(
+            cloned
+                .iter()
+                .filter(|c| c.owner == owner)
+                .map(|c| c.entry.info.clone()),
+        );
+        all
+    }
+
     /// The server's own voices, or those of one language.
     pub fn list(&self, language: Option<&str>) -> Vec<VoiceInfo> {
         self.entries
