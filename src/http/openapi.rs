@@ -104,8 +104,9 @@ pub struct InstantCloneForm {
 
 /// An ElevenLabs transcription request (`multipart/form-data`). Other ElevenLabs fields are accepted and have no
 /// effect.
-// Documentation only.
+// Documentation only; `deny_unknown_fields` makes the schema closed (`additionalProperties: false`).
 #[derive(ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct ElevenTranscriptionForm {
     /// The audio: WAV, MP3, FLAC, Ogg (Vorbis/Opus) or WebM; at most 25 MB.
@@ -120,6 +121,12 @@ pub struct ElevenTranscriptionForm {
     /// `word` (default) or `none`.
     #[schema(pattern = "^(word|none)$")]
     pub timestamps_granularity: Option<String>,
+    /// Accepted (ElevenLabs' SDK always sends it, often as `null`); no effect.
+    pub webhook_metadata: Option<String>,
+    /// Accepted; no effect.
+    pub entity_detection: Option<String>,
+    /// Accepted; no effect.
+    pub entity_redaction: Option<String>,
 }
 
 /// A reference clip for voice cloning (`multipart/form-data`).

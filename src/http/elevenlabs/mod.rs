@@ -89,6 +89,7 @@ pub struct ModelLanguage {
 
 /// One model of `GET /elevenlabs/v1/models`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = ElevenLabsModel)]
 pub struct Model {
     /// The name to send as `model_id`.
     #[schema(example = "sauti_tts")]

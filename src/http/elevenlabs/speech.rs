@@ -29,12 +29,15 @@ const STREAM_CHUNK: usize = 16 * 1024;
 pub struct SpeechQuery {
     /// `codec_rate[_kbps]`, as ElevenLabs names them (`mp3_44100_128` by default, `pcm_16000`, `ulaw_8000`,
     /// `opus_48000_64`, `wav_22050`, …).
-    #[param(example = "mp3_44100_128")]
+    #[param(
+        example = "mp3_44100_128",
+        pattern = "^((wav|pcm)_(8000|16000|22050|24000|32000|44100|48000)|(ulaw|alaw)_8000|mp3_(22050_32|24000_48|44100_(32|64|96|128|192))|opus_48000_(32|64|96|128|192)|flac_(16000|22050|24000|44100))$"
+    )]
     pub output_format: Option<String>,
     /// Accepted; sauti keeps no request logs of text.
-    pub enable_logging: Option<bool>,
+    pub enable_logging: Option<String>,
     /// Accepted; has no effect.
-    pub optimize_streaming_latency: Option<i32>,
+    pub optimize_streaming_latency: Option<String>,
 }
 
 /// ElevenLabs' voice settings. `speed` is sauti's speaking rate; the others are accepted and have no effect.
@@ -153,7 +156,9 @@ async fn synthesise(
             (Vec<u8> = "audio/mpeg"), (Vec<u8> = "audio/wav"), (Vec<u8> = "audio/pcm"), (Vec<u8> = "audio/basic"),
             (Vec<u8> = "audio/x-alaw-basic"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/flac"),
         )),
+        (status = 400, description = "Malformed JSON", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 404, description = "No such voice, or no such pronunciation dictionary for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 415, description = "The body is not JSON", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "Empty or too long text, an unknown model, language or output format, or settings out of range", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
@@ -176,9 +181,12 @@ pub async fn convert(
     request_body = ElevenSpeechRequest,
     responses(
         (status = 200, description = "The audio, chunked", content(
-            (Vec<u8> = "audio/mpeg"), (Vec<u8> = "audio/pcm"), (Vec<u8> = "audio/basic"), (Vec<u8> = "audio/x-alaw-basic"), (Vec<u8> = "audio/ogg"),
+            (Vec<u8> = "audio/mpeg"), (Vec<u8> = "audio/wav"), (Vec<u8> = "audio/pcm"), (Vec<u8> = "audio/basic"),
+            (Vec<u8> = "audio/x-alaw-basic"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/flac"),
         )),
+        (status = 400, description = "Malformed JSON", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 404, description = "No such voice, or no such pronunciation dictionary for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 415, description = "The body is not JSON", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "Empty or too long text, an unknown model, language or output format, or settings out of range", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]

@@ -77,6 +77,18 @@ impl From<VoiceInfo> for ElevenVoice {
     }
 }
 
+/// The voices `caller` can synthesise with now. ElevenLabs clients take every listed voice as usable, so a
+/// voice whose model is not installed is left out here (`/v1/voices` lists it, saying what to install).
+fn usable(state: &AppState, caller: &Caller) -> Vec<ElevenVoice> {
+    state
+        .voices
+        .list_for(&caller.key_id)
+        .into_iter()
+        .filter(|info| info.status == VoiceStatus::Active)
+        .map(ElevenVoice::from)
+        .collect()
+}
+
 /// `{"voices": [...]}`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ElevenVoices {
@@ -86,14 +98,13 @@ pub struct ElevenVoices {
 /// `GET /elevenlabs/v1/voices`: every voice this key can use.
 #[utoipa::path(get, path = "/elevenlabs/v1/voices", operation_id = "elevenlabsVoices", tag = "elevenlabs",
     summary = "Voices (ElevenLabs-compatible)",
-    responses((status = 200, description = "The server's voices, then this key's cloned voices", body = ElevenVoices)))]
+    responses((status = 200, description = "The voices that can synthesise now: the server's, then this key's cloned voices", body = ElevenVoices)))]
 pub async fn all(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
 ) -> Json<ElevenVoices> {
-    let voices = state.voices.list_for(&caller.key_id);
     Json(ElevenVoices {
-        voices: voices.into_iter().map(ElevenVoice::from).collect(),
+        voices: usable(&state, &caller),
     })
 }
 
@@ -102,6 +113,7 @@ pub async fn all(
 #[into_params(parameter_in = Query)]
 pub struct SearchQuery {
     /// Where to continue: the `next_page_token` of the page before.
+    #[param(pattern = "^[0-9]{1,6}$")]
     pub next_page_token: Option<String>,
     /// Voices per page, 1 to 100 (10 by default).
     #[param(minimum = 1, maximum = 100)]
@@ -115,8 +127,10 @@ pub struct SearchQuery {
     #[param(pattern = "^(asc|desc)$")]
     pub sort_direction: Option<String>,
     /// `personal` (this key's cloned voices), `default` (the server's), or omitted: both.
+    #[param(pattern = "^(personal|default|cloned|premade)$")]
     pub voice_type: Option<String>,
     /// `premade` or `cloned`.
+    #[param(pattern = "^(premade|cloned)$")]
     pub category: Option<String>,
 }
 
@@ -137,6 +151,7 @@ pub struct VoicePage {
     summary = "Search voices (ElevenLabs-compatible)", params(SearchQuery),
     responses(
         (status = 200, description = "One page of the matching voices", body = VoicePage),
+        (status = 400, description = "A malformed query (a page size that is not a number)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "A page size, sort, page token or filter value that is not offered", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn search(
@@ -149,14 +164,14 @@ pub async fn search(
         return Err(ApiError::unprocessable("`page_size` must be from 1 to 100"));
     }
     let start = match query.next_page_token.as_deref() {
-        None | Some("") => 0,
+        None => 0,
         Some(token) => token.parse::<usize>().map_err(|_| {
             ApiError::unprocessable("`next_page_token` is not a token this server gave")
         })?,
     };
     let wanted = query.search.as_deref().unwrap_or_default().to_lowercase();
     let category = match query.voice_type.as_deref().or(query.category.as_deref()) {
-        None | Some("") => None,
+        None => None,
         Some("personal" | "cloned") => Some("cloned"),
         Some("default" | "premade") => Some("premade"),
         Some(other) => {
@@ -165,11 +180,8 @@ pub async fn search(
             )))
         }
     };
-    let mut voices: Vec<ElevenVoice> = state
-        .voices
-        .list_for(&caller.key_id)
+    let mut voices: Vec<ElevenVoice> = usable(&state, &caller)
         .into_iter()
-        .map(ElevenVoice::from)
         .filter(|v| category.is_none_or(|c| v.category == c))
         .filter(|v| {
             wanted.is_empty()

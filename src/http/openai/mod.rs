@@ -56,6 +56,7 @@ pub fn check_model(model: &str, task: Task) -> Result<(), ApiError> {
 
 /// One model of `GET /v1/models`.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = OpenAiModel)]
 pub struct Model {
     /// The name to send as `model`.
     #[schema(example = "sauti-tts")]
@@ -72,6 +73,7 @@ pub struct Model {
 
 /// Body of `GET /v1/models`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = OpenAiModelList)]
 pub struct ModelList {
     /// Always `list`.
     #[schema(example = "list")]

@@ -74,6 +74,8 @@ pub struct SpeechRequest {
         (status = 200, description = "The audio", content(
             (Vec<u8> = "audio/mpeg"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/flac"), (Vec<u8> = "audio/wav"), (Vec<u8> = "audio/pcm"),
         )),
+        (status = 400, description = "Malformed JSON", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 415, description = "The body is not JSON", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 404, description = "No such voice or model", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "Empty or too long input, speed out of range, or a format not offered", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
