@@ -117,6 +117,16 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(elevenlabs::voices::get, elevenlabs::voices::delete))
         .routes(routes!(elevenlabs::models))
         .merge(uploads)
+        // Features not offered yet answer 503 saying so (and are left out of the document).
+        .route(
+            "/elevenlabs/v1/text-to-speech/{voice_id}/with-timestamps",
+            post(elevenlabs::not_offered),
+        )
+        .route(
+            "/elevenlabs/v1/text-to-speech/{voice_id}/stream/with-timestamps",
+            post(elevenlabs::not_offered),
+        )
+        .route("/v1/audio/translations", post(elevenlabs::not_offered))
         .layer(DefaultBodyLimit::max(JSON_LIMIT));
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(health::healthz))

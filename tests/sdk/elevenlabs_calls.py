@@ -54,6 +54,7 @@ def refusal(call):
 
 
 results["unknown_voice"] = refusal(lambda: b"".join(client.text_to_speech.convert("alloy", text=text)))
+results["timestamps"] = refusal(lambda: client.text_to_speech.convert_with_timestamps("zuri", text=text))
 results["unknown_format"] = refusal(
     lambda: b"".join(client.text_to_speech.convert("zuri", text=text, output_format="mp3_48000_320")))
 

@@ -73,6 +73,8 @@ for name, path, language in [("sw", swahili, "sw"), ("en", english, "en")]:
     }
 results["transcripts"] = transcripts
 with open(swahili, "rb") as audio:
+    results["translation"] = refusal(lambda: client.audio.translations.create(model="whisper-1", file=audio))
+with open(swahili, "rb") as audio:
     results["bad_language"] = refusal(
         lambda: client.audio.transcriptions.create(model="whisper-1", file=audio, language="xx"))
 
