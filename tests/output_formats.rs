@@ -166,3 +166,51 @@ fn an_unknown_format_is_refused_before_synthesis_naming_the_known_ones() {
     );
     assert_eq!(reply.json()["content_type"], "audio/wav");
 }
+
+#[test]
+fn a_jobs_audio_downloads_in_any_format() {
+    let data = temp_dir();
+    let server = Server::start(data.path(), &[]);
+    let created = post_json(
+        &server.url("/v1/tts/jobs"),
+        Some(KEY_A),
+        &serde_json::json!({ "text": TEXT, "voice_id": "baraka" }),
+    );
+    assert_eq!(created.status, 202);
+    let id = created.json()["job_id"].as_str().unwrap().to_string();
+    let done = wait_for_job(&server, KEY_A, &id, std::time::Duration::from_secs(60));
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let audio = |format: &str| {
+        get(
+            &server.url(&format!("/v1/tts/jobs/{id}/audio{format}")),
+            Some(KEY_A),
+        )
+    };
+    let wav = audio("");
+    assert_eq!(wav.header("content-type"), Some("audio/wav"));
+    let (_, _, seconds) = probe(&wav.body, &[]);
+    for (name, media, rate, extension) in [
+        ("mp3_44100_128", "audio/mpeg", 44_100, "mp3"),
+        ("opus_48000_32", "audio/ogg", 48_000, "ogg"),
+        ("wav_8000", "audio/wav", 8_000, "wav"),
+    ] {
+        let reply = audio(&format!("?output_format={name}"));
+        assert_eq!(reply.status, 200, "{name}");
+        assert_eq!(reply.header("content-type"), Some(media));
+        assert!(reply
+            .header("content-disposition")
+            .unwrap()
+            .ends_with(&format!("{id}.{extension}\"")));
+        let (got, channels, length) = probe(&reply.body, &[]);
+        assert_eq!((got, channels), (rate, 1), "{name}");
+        assert!(
+            (length - seconds).abs() < 0.05,
+            "{name}: {length} vs {seconds}"
+        );
+    }
+    let refused = audio("?output_format=ogg");
+    assert!(problem_body(&refused, 422)["detail"]
+        .as_str()
+        .unwrap()
+        .contains("opus_48000_64"));
+}

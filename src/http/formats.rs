@@ -33,6 +33,35 @@ impl FormatQuery {
     }
 }
 
+/// A stored 16 kHz WAV (a job's audio) encoded in `format`.
+pub async fn reencode_wav(
+    state: &AppState,
+    format: OutputFormat,
+    wav: std::fs::File,
+) -> Result<Vec<u8>, ApiError> {
+    let samples = tokio::task::spawn_blocking(move || {
+        let reader = hound::WavReader::new(std::io::BufReader::new(wav))?;
+        reader
+            .into_samples::<i16>()
+            .map(|s| s.map(|s| f32::from(s) / 32767.0))
+            .collect::<Result<Vec<f32>, _>>()
+    })
+    .await
+    .map_err(|_| {
+        ApiError::new(
+            ErrorCode::InternalError,
+            "reading the job's audio stopped unexpectedly",
+        )
+    })?
+    .map_err(|e| {
+        ApiError::new(
+            ErrorCode::InternalError,
+            format!("the job's audio cannot be read: {e}"),
+        )
+    })?;
+    encode(state, format, samples).await
+}
+
 /// How long an encoding waits for a permit before the answer is 503 `server_busy`.
 const ENCODE_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 

@@ -264,12 +264,17 @@ pub async fn job_status(
     }))
 }
 
-/// `GET /v1/tts/jobs/{job_id}/audio`: the WAV of a succeeded job.
+/// `GET /v1/tts/jobs/{job_id}/audio`: the WAV of a succeeded job, or its audio in `output_format`.
 #[utoipa::path(get, path = "/v1/tts/jobs/{job_id}/audio", operation_id = "getJobAudio", tag = "speech", summary = "Download a job's audio",
-    params(("job_id" = String, Path, description = "The id from the 202 answer"),
-        ("Range" = Option<String>, Header, description = "One byte range, e.g. `bytes=0-1023` (RFC 9110)")),
+    description = "The stored 16 kHz WAV (byte ranges served), or the audio encoded in `output_format` (whole).",
+    params(("job_id" = String, Path, description = "The id from the 202 answer"), FormatQuery,
+        ("Range" = Option<String>, Header, description = "One byte range, e.g. `bytes=0-1023` (RFC 9110); the WAV only")),
     responses(
-        (status = 200, description = "16 kHz mono 16-bit WAV", content_type = "audio/wav", body = crate::http::openapi::WavFile),
+        (status = 200, description = "16 kHz mono 16-bit WAV, or the format asked for", content(
+            (crate::http::openapi::WavFile = "audio/wav"), (Vec<u8> = "audio/pcm"), (Vec<u8> = "audio/basic"),
+            (Vec<u8> = "audio/x-alaw-basic"), (Vec<u8> = "audio/mpeg"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/flac"),
+        )),
+        (status = 422, description = "An unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 206, description = "The one byte range asked for with `Range` (Content-Range says which)", content_type = "audio/wav", body = crate::http::openapi::WavFile),
         (status = 416, description = "The `Range` asked for lies outside the file", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 404, description = "No such job for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -280,9 +285,23 @@ pub async fn job_audio(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     ApiPath(job_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<FormatQuery>,
     request: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
+    let format = query.format()?;
     let wav = state.graph.jobs.audio(&caller.key_id, &job_id).await?;
+    if format != crate::audio::output::OutputFormat::WAV_16K {
+        let audio = super::formats::reencode_wav(&state, format, wav).await?;
+        let disposition = format!("attachment; filename=\"{job_id}.{}\"", format.extension());
+        return Ok((
+            [
+                (header::CONTENT_TYPE, format.media_type().to_string()),
+                (header::CONTENT_DISPOSITION, disposition),
+            ],
+            audio,
+        )
+            .into_response());
+    }
     let disposition = format!("attachment; filename=\"{job_id}.wav\"");
     super::download::send_file(
         wav,
