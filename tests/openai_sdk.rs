@@ -189,6 +189,19 @@ fn the_openai_sdk_works_unchanged() {
         );
         last = end;
     }
+    // Translation: Whisper's translate task over the same audio, in OpenAI's shapes.
+    let translated = &results["translations"];
+    assert_eq!(translated["json"], translated["text"]);
+    assert_eq!(translated["verbose"]["text"], translated["json"]);
+    assert_eq!(translated["verbose"]["task"], "translate");
+    assert_eq!(translated["verbose"]["language"], "english");
+    assert_eq!(translated["verbose"]["duration"], duration);
+    for segment in translated["verbose"]["segments"].as_array().unwrap() {
+        assert!(
+            segment["end"].as_f64().unwrap() <= duration + 1e-3,
+            "{segment}"
+        );
+    }
     let seed_words = seed(&server, "sw", "verbose_json").json()["words"].clone();
     assert_eq!(words.len(), seed_words.as_array().unwrap().len());
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use sauti::asr::mel::{LogMel, FRAMES};
 use sauti::asr::whisper::{Whisper, WhisperOptions};
-use sauti::asr::{AsrError, Recognizer};
+use sauti::asr::{AsrError, Recognizer, Task};
 use sauti::models::ModelSettings;
 use serde::Deserialize;
 
@@ -178,6 +178,43 @@ fn transcripts_join_windows_and_silence_gives_none() {
         .map(|s| s.text.as_str())
         .collect();
     assert_eq!(transcript.text, joined.join(" "));
+}
+
+#[test]
+fn translation_asks_for_the_translate_task_in_the_same_windows() {
+    let reference = reference();
+    let model = load(&common::fixture("whisper/model"), reference.max_new_tokens);
+    let transcribe = model.prompt_for("sw", Task::Transcribe).unwrap();
+    let translate = model.prompt_for("sw", Task::Translate).unwrap();
+    // Only the task token differs: <|transcribe|> (422 in this tokenizer) against <|translate|> (421).
+    assert_eq!(transcribe.len(), translate.len());
+    let differing: Vec<(u32, u32)> = transcribe
+        .iter()
+        .zip(&translate)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| (*a, *b))
+        .collect();
+    assert_eq!(differing, [(422, 421)]);
+    let speech = samples("speech.wav");
+    let cancel = sauti::cancel::Cancel::new();
+    let english = model.translate_until(&speech, "sw", &cancel).unwrap();
+    let spoken = model.transcribe(&speech, "sw").unwrap();
+    let bounds = |t: &sauti::asr::Transcript| -> Vec<(f64, f64)> {
+        t.segments.iter().map(|s| (s.start, s.end)).collect()
+    };
+    // The same windows (the detector's), whatever the decoder writes in them.
+    assert_eq!(
+        bounds(&english).len(),
+        usize::from(!english.text.is_empty())
+    );
+    assert!(english.words.is_empty());
+    if !english.text.is_empty() && !spoken.text.is_empty() {
+        assert_eq!(bounds(&english), bounds(&spoken));
+    }
+    assert_eq!(
+        model.translate_until(&speech, "xx", &cancel).unwrap_err(),
+        AsrError::UnsupportedLanguage("xx".into())
+    );
 }
 
 #[test]

@@ -27,5 +27,5 @@ rm -rf "$server_data"
 start_release_server "$key" SAUTI__ASR__MODEL=no-model-installed
 python3 -m schemathesis.cli --config-file tools/schemathesis.toml run "$base/openapi.json" \
   --header "xi-api-key: $key" --checks all --max-examples 60 --request-timeout 60 \
-  --include-path-regex "/(speech-to-text|audio/transcriptions|voice-agent/converse/audio)" \
+  --include-path-regex "/(speech-to-text|audio/(transcriptions|translations)|voice-agent/converse/audio)" \
   --generation-deterministic --no-color

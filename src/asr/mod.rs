@@ -19,6 +19,15 @@ pub const LANGUAGES: [&str; 11] = [
 /// The language used when a request names none.
 pub const DEFAULT_LANGUAGE: &str = "sw";
 
+/// What recognition writes: the words as spoken, or their English translation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    /// Text in the spoken language.
+    Transcribe,
+    /// English text (Whisper's translate task).
+    Translate,
+}
+
 /// One decoded stretch of audio.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Segment {
@@ -115,6 +124,22 @@ pub trait Recognizer: Send + Sync {
         language: &str,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError>;
+
+    /// Speech in `language` written as English (Whisper's translate task), stopping like
+    /// [`Recognizer::transcribe_until`]. Engines that only transcribe say so.
+    fn translate_until(
+        &self,
+        samples: &[f32],
+        language: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        let _ = (samples, cancel);
+        Err(AsrError::Unavailable(format!(
+            "the {} engine that recognises {language:?} transcribes only; translation needs a multilingual \
+             Whisper model",
+            self.engine()
+        )))
+    }
 
     /// The engine's name, for metrics and logs.
     fn engine(&self) -> &'static str;

@@ -191,6 +191,19 @@ impl Recognizer for Routed {
             .transcribe_until(samples, language, cancel)
     }
 
+    /// Translation is Whisper's alone, whichever model transcribes the language.
+    fn translate_until(
+        &self,
+        samples: &[f32],
+        language: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        self.whisper
+            .as_ref()
+            .map_err(|why| AsrError::Unavailable(format!("translation needs Whisper: {why}")))?
+            .translate_until(samples, language, cancel)
+    }
+
     fn engine(&self) -> &'static str {
         "routed"
     }

@@ -92,6 +92,7 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(cloning::clone_voice))
         .routes(routes!(dictionaries::add_from_file))
         .routes(routes!(openai::transcription::create))
+        .routes(routes!(openai::transcription::translate))
         .routes(routes!(elevenlabs::recognition::convert))
         .routes(routes!(elevenlabs::voices::add))
         .layer(DefaultBodyLimit::disable());
@@ -126,7 +127,6 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
             "/elevenlabs/v1/text-to-speech/{voice_id}/stream/with-timestamps",
             post(elevenlabs::not_offered),
         )
-        .route("/v1/audio/translations", post(elevenlabs::not_offered))
         .layer(DefaultBodyLimit::max(JSON_LIMIT));
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(health::healthz))

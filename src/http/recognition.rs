@@ -80,7 +80,8 @@ pub async fn speech_to_text(
             )))
         }
     };
-    let (transcript, duration_seconds) = recognise(&state, &mut form, &language).await?;
+    let (transcript, duration_seconds) =
+        recognise(&state, &mut form, &language, crate::asr::Task::Transcribe).await?;
     let verbose = match format {
         Format::Captions(captions) => {
             let document = captions.write(&transcript.segments);
@@ -101,12 +102,14 @@ pub async fn speech_to_text(
     .into_response())
 }
 
-/// The form's audio decoded (422 when it cannot be), then recognised in `language` once a recognizer is
+/// The form's audio decoded (422 when it cannot be), then recognised in `language` (transcribed or translated)
+/// once a recognizer is
 /// available (503 when none is): the transcript and the audio's length in seconds (to the millisecond).
 pub async fn recognise(
     state: &AppState,
     form: &mut upload::Form,
     language: &str,
+    task: crate::asr::Task,
 ) -> Result<(crate::asr::Transcript, f64), ApiError> {
     let audio = upload::decode_audio(state, form).await?;
     state.graph.asr.ensure_available().await?;
@@ -114,7 +117,7 @@ pub async fn recognise(
     let transcript = state
         .graph
         .asr
-        .transcribe(Arc::new(audio.samples), language)
+        .recognise(Arc::new(audio.samples), language, task)
         .await?;
     Ok((transcript, duration_seconds))
 }

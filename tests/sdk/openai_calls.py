@@ -72,8 +72,18 @@ for name, path, language in [("sw", swahili, "sw"), ("en", english, "en")]:
         "segments": [{"start": s.start, "end": s.end, "text": s.text} for s in (verbose.segments or [])],
     }
 results["transcripts"] = transcripts
+translations = {}
 with open(swahili, "rb") as audio:
-    results["translation"] = refusal(lambda: client.audio.translations.create(model="whisper-1", file=audio))
+    translations["json"] = client.audio.translations.create(model="whisper-1", file=audio).text
+with open(swahili, "rb") as audio:
+    translations["text"] = client.audio.translations.create(model="whisper-1", file=audio, response_format="text")
+with open(swahili, "rb") as audio:
+    verbose = client.audio.translations.create(model="whisper-1", file=audio, response_format="verbose_json")
+translations["verbose"] = {
+    "text": verbose.text, "language": verbose.language, "duration": verbose.duration, "task": verbose.task,
+    "segments": [{"start": s.start, "end": s.end, "text": s.text} for s in (verbose.segments or [])],
+}
+results["translations"] = translations
 with open(swahili, "rb") as audio:
     results["bad_language"] = refusal(
         lambda: client.audio.transcriptions.create(model="whisper-1", file=audio, language="xx"))

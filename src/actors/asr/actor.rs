@@ -7,7 +7,7 @@ use tokio::sync::Semaphore;
 
 use super::RecognitionError;
 use crate::actors::admit;
-use crate::asr::{AsrError, Recognizer, Transcript};
+use crate::asr::{AsrError, Recognizer, Task, Transcript};
 use crate::cancel::Cancel;
 use crate::telemetry::metrics;
 
@@ -19,6 +19,8 @@ pub enum ToAsrActor {
         samples: Arc<Vec<f32>>,
         /// ISO 639-1 code.
         language: String,
+        /// Transcribe, or translate into English.
+        task: Task,
         /// Set when the caller stops waiting; recognition stops at its next window.
         cancel: Cancel,
         /// Where the transcript goes.
@@ -76,6 +78,7 @@ impl Actor for AsrActor {
             ToAsrActor::Transcribe {
                 samples,
                 language,
+                task,
                 cancel,
                 reply,
             } => {
@@ -105,7 +108,7 @@ impl Actor for AsrActor {
                         return;
                     }
                     let outcome = tokio::task::spawn_blocking(move || {
-                        run(recognizer.as_ref(), &samples, &language, &cancel)
+                        run(recognizer.as_ref(), &samples, &language, task, &cancel)
                     })
                     .await
                     .unwrap_or_else(|_| {
@@ -126,11 +129,13 @@ fn run(
     recognizer: &dyn Recognizer,
     samples: &[f32],
     language: &str,
+    task: Task,
     cancel: &Cancel,
 ) -> Result<Transcript, AsrError> {
     let started = Instant::now();
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        recognizer.transcribe_until(samples, language, cancel)
+    let outcome = catch_unwind(AssertUnwindSafe(|| match task {
+        Task::Transcribe => recognizer.transcribe_until(samples, language, cancel),
+        Task::Translate => recognizer.translate_until(samples, language, cancel),
     }))
     .unwrap_or_else(|_| {
         tracing::error!("the recognizer panicked");

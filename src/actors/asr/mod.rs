@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{ActorError, ActorSlot};
-use crate::asr::{AsrError, Transcript};
+use crate::asr::{AsrError, Task, Transcript};
 use crate::cancel::Cancel;
 
 /// Longest a caller waits for a transcript (queueing included).
@@ -47,6 +47,16 @@ impl AsrHandle {
         samples: Arc<Vec<f32>>,
         language: &str,
     ) -> Result<Transcript, RecognitionError> {
+        self.recognise(samples, language, Task::Transcribe).await
+    }
+
+    /// `task` on 16 kHz mono samples spoken in `language`.
+    pub async fn recognise(
+        &self,
+        samples: Arc<Vec<f32>>,
+        language: &str,
+        task: Task,
+    ) -> Result<Transcript, RecognitionError> {
         let language = language.to_string();
         // Cancels the work when this call ends however it ends (an answer, the deadline, a client gone).
         let cancel = Cancel::new();
@@ -57,6 +67,7 @@ impl AsrHandle {
                 |reply| ToAsrActor::Transcribe {
                     samples,
                     language,
+                    task,
                     cancel,
                     reply,
                 },

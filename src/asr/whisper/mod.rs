@@ -15,7 +15,7 @@ use tokenizers::Tokenizer;
 use self::decoder::{CacheShape, Graphs, Greedy};
 use self::files::{read_json, GenerationConfig, ModelConfig, WhisperFiles};
 use super::mel::{LogMel, SAMPLE_RATE, WINDOW_SAMPLES};
-use super::{windows, AsrError, Recognizer, Segment, Transcript};
+use super::{windows, AsrError, Recognizer, Segment, Task, Transcript};
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
 
 /// How to load a model.
@@ -36,6 +36,7 @@ pub struct WhisperOptions {
 struct Prompt {
     start: u32,
     transcribe: Option<u32>,
+    translate: Option<u32>,
     no_timestamps: Option<u32>,
     /// `sw` → `<|sw|>`'s id; empty for English-only models.
     languages: HashMap<String, u32>,
@@ -107,6 +108,11 @@ impl Whisper {
                 .get("transcribe")
                 .copied()
                 .or_else(|| token("<|transcribe|>")),
+            translate: generation
+                .task_to_id
+                .get("translate")
+                .copied()
+                .or_else(|| token("<|translate|>")),
             no_timestamps: generation
                 .no_timestamps_token_id
                 .or_else(|| token("<|notimestamps|>")),
@@ -145,13 +151,23 @@ impl Whisper {
         })
     }
 
-    /// The decoder prompt for `language`.
+    /// The decoder prompt for transcribing `language`.
     pub fn prompt(&self, language: &str) -> Result<Vec<u32>, AsrError> {
+        self.prompt_for(language, Task::Transcribe)
+    }
+
+    /// The decoder prompt for `task` on speech in `language`.
+    pub fn prompt_for(&self, language: &str, task: Task) -> Result<Vec<u32>, AsrError> {
         let mut prompt = vec![self.prompt.start];
         if self.prompt.languages.is_empty() {
             // An English-only model takes no language or task token.
             if language != "en" {
                 return Err(AsrError::UnsupportedLanguage(language.to_string()));
+            }
+            if task == Task::Translate {
+                return Err(AsrError::Unavailable(
+                    "this Whisper model is English-only and cannot translate".into(),
+                ));
             }
         } else {
             let id = self
@@ -160,7 +176,12 @@ impl Whisper {
                 .get(language)
                 .ok_or_else(|| AsrError::UnsupportedLanguage(language.to_string()))?;
             prompt.push(*id);
-            prompt.extend(self.prompt.transcribe);
+            match task {
+                Task::Transcribe => prompt.extend(self.prompt.transcribe),
+                Task::Translate => prompt.push(self.prompt.translate.ok_or_else(|| {
+                    AsrError::Unavailable("this Whisper model has no translate task".into())
+                })?),
+            }
         }
         prompt.extend(self.prompt.no_timestamps);
         Ok(prompt)
@@ -173,7 +194,7 @@ impl Whisper {
 
     /// Decode one window of at most 30 s: the generated token ids, end-of-text excluded.
     pub fn decode_window(&self, samples: &[f32], language: &str) -> Result<Vec<u32>, AsrError> {
-        self.decode_with(samples, language, self.greedy.clone())
+        self.decode_with(samples, language, Task::Transcribe, self.greedy.clone())
     }
 
     /// Decode exactly `count` tokens of one window (fewer only where the model's positions run out), never
@@ -187,16 +208,17 @@ impl Whisper {
         let mut greedy = self.greedy.clone();
         greedy.suppress.push(greedy.end_of_text);
         greedy.max_new_tokens = count;
-        self.decode_with(samples, language, greedy)
+        self.decode_with(samples, language, Task::Transcribe, greedy)
     }
 
     fn decode_with(
         &self,
         samples: &[f32],
         language: &str,
+        task: Task,
         mut greedy: Greedy,
     ) -> Result<Vec<u32>, AsrError> {
-        let prompt = self.prompt(language)?;
+        let prompt = self.prompt_for(language, task)?;
         greedy.max_new_tokens = greedy
             .max_new_tokens
             .min(self.max_target_positions.saturating_sub(prompt.len()));
@@ -220,14 +242,16 @@ impl Whisper {
     }
 }
 
-impl Recognizer for Whisper {
-    fn transcribe_until(
+impl Whisper {
+    /// `task` over the whole audio, window by window, stopping once `cancel` is set.
+    fn recognise(
         &self,
         samples: &[f32],
         language: &str,
+        task: Task,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
-        self.prompt(language)?;
+        self.prompt_for(language, task)?;
         let rate = SAMPLE_RATE as f64;
         let max_seconds = WINDOW_SAMPLES as f64 / rate;
         let mut segments = Vec::new();
@@ -238,7 +262,8 @@ impl Recognizer for Whisper {
             if cancel.is_cancelled() {
                 return Err(AsrError::Cancelled);
             }
-            let text = self.text(&self.decode_window(window, language)?)?;
+            let tokens = self.decode_with(window, language, task, self.greedy.clone())?;
+            let text = self.text(&tokens)?;
             if !text.is_empty() {
                 segments.push(Segment {
                     start: span.start,
@@ -257,6 +282,26 @@ impl Recognizer for Whisper {
             segments,
             words: Vec::new(),
         })
+    }
+}
+
+impl Recognizer for Whisper {
+    fn transcribe_until(
+        &self,
+        samples: &[f32],
+        language: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        self.recognise(samples, language, Task::Transcribe, cancel)
+    }
+
+    fn translate_until(
+        &self,
+        samples: &[f32],
+        language: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        self.recognise(samples, language, Task::Translate, cancel)
     }
 
     fn engine(&self) -> &'static str {

@@ -76,16 +76,13 @@ pub fn check_model(model: Option<&str>, kind: Kind) -> Result<(), ApiError> {
     )))
 }
 
-/// What the paths of ElevenLabs and OpenAI features sauti does not offer yet answer: 503 saying so.
-pub async fn not_offered(uri: axum::http::Uri) -> ApiError {
-    let path = uri.path();
-    let detail = if path.ends_with("/with-timestamps") {
+/// What the paths of ElevenLabs features sauti does not offer yet answer: 503 saying so.
+pub async fn not_offered() -> ApiError {
+    ApiError::new(
+        super::codes::ErrorCode::NotAvailable,
         "speech with character timestamps is not offered yet: the voices give no per-character alignment; \
-         use the same path without /with-timestamps for the audio"
-    } else {
-        "translation is not offered yet; POST /v1/audio/transcriptions transcribes in the spoken language"
-    };
-    ApiError::new(super::codes::ErrorCode::NotAvailable, detail)
+         use the same path without /with-timestamps for the audio",
+    )
 }
 
 /// A language of a model.

@@ -8,7 +8,7 @@ use axum::Json;
 use serde::Serialize;
 
 use super::{check_model, three_letter, two_letter, Kind};
-use crate::asr::Word;
+use crate::asr::{Task, Word};
 use crate::http::problem::ApiError;
 use crate::http::recognition::recognise;
 use crate::http::upload::{self, ApiMultipart};
@@ -110,7 +110,7 @@ pub async fn convert(
             )))
         }
     };
-    let (transcript, seconds) = recognise(&state, &mut form, language).await?;
+    let (transcript, seconds) = recognise(&state, &mut form, language, Task::Transcribe).await?;
     Ok(Json(ElevenTranscript {
         language_code: three_letter(language),
         language_probability: 1.0,

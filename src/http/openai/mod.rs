@@ -17,7 +17,7 @@ use super::problem::ApiError;
 
 /// What a model does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Task {
+pub enum Kind {
     /// `POST /v1/audio/speech`.
     Speech,
     /// `POST /v1/audio/transcriptions` and `/translations`.
@@ -27,19 +27,19 @@ pub enum Task {
 /// The model names accepted, with what each does. Synthesis is sauti's voices whatever the name; recognition
 /// is routed by language (a CTC model where one is installed for it, else Whisper) whatever the name. OpenAI's
 /// own names are accepted so that code written for it runs unchanged.
-pub const MODELS: [(&str, Task); 8] = [
-    ("sauti-tts", Task::Speech),
-    ("tts-1", Task::Speech),
-    ("tts-1-hd", Task::Speech),
-    ("gpt-4o-mini-tts", Task::Speech),
-    ("sauti-stt", Task::Recognition),
-    ("whisper-1", Task::Recognition),
-    ("gpt-4o-transcribe", Task::Recognition),
-    ("gpt-4o-mini-transcribe", Task::Recognition),
+pub const MODELS: [(&str, Kind); 8] = [
+    ("sauti-tts", Kind::Speech),
+    ("tts-1", Kind::Speech),
+    ("tts-1-hd", Kind::Speech),
+    ("gpt-4o-mini-tts", Kind::Speech),
+    ("sauti-stt", Kind::Recognition),
+    ("whisper-1", Kind::Recognition),
+    ("gpt-4o-transcribe", Kind::Recognition),
+    ("gpt-4o-mini-transcribe", Kind::Recognition),
 ];
 
 /// `model` checked against the models of `task`: 404 naming them when it is none of them.
-pub fn check_model(model: &str, task: Task) -> Result<(), ApiError> {
+pub fn check_model(model: &str, task: Kind) -> Result<(), ApiError> {
     if MODELS.iter().any(|(name, t)| *name == model && *t == task) {
         return Ok(());
     }

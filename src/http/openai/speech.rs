@@ -5,7 +5,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-use super::{check_model, Task};
+use super::{check_model, Kind};
 use crate::audio::output::OutputFormat;
 use crate::http::auth::Caller;
 use crate::http::extract::ApiJson;
@@ -85,7 +85,7 @@ pub async fn create(
     Extension(caller): Extension<Caller>,
     ApiJson(request): ApiJson<SpeechRequest>,
 ) -> Result<Response, ApiError> {
-    check_model(&request.model, Task::Speech)?;
+    check_model(&request.model, Kind::Speech)?;
     let voice_id = match request.voice {
         VoiceRef::Id(id) | VoiceRef::Object { id } => id,
     };

@@ -1,5 +1,7 @@
-//! `POST /v1/audio/transcriptions`: OpenAI's transcription form (`file`, `model`, `language`, `prompt`,
-//! `response_format`, `temperature`, `timestamp_granularities[]`), answered in OpenAI's shapes.
+//! `POST /v1/audio/transcriptions` and `POST /v1/audio/translations`: OpenAI's forms (`file`, `model`,
+//! `language`, `prompt`, `response_format`, `temperature`, `timestamp_granularities[]`), answered in OpenAI's
+//! shapes. Translation is Whisper's translate task: the speech (Swahili unless `language` says otherwise) written
+//! in English.
 
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
@@ -7,9 +9,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
-use super::{check_model, Task};
+use super::{check_model, Kind};
 use crate::asr::captions::Captions;
-use crate::asr::{Segment, Transcript, Word};
+use crate::asr::{Segment, Task, Transcript, Word};
 use crate::http::problem::ApiError;
 use crate::http::recognition::{language, recognise};
 use crate::http::upload::{self, ApiMultipart};
@@ -50,10 +52,10 @@ pub struct Usage {
 /// recognizer times words (the CTC models; Whisper's transcripts have none).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct TranscriptionVerbose {
-    /// Always `transcribe`.
+    /// `transcribe` or `translate`.
     #[schema(example = "transcribe")]
     task: &'static str,
-    /// The language's English name, as OpenAI writes it.
+    /// The language's English name, as OpenAI writes it (`english` for a translation).
     #[schema(example = "swahili")]
     language: &'static str,
     /// Seconds of audio.
@@ -162,13 +164,52 @@ pub async fn create(
     headers: HeaderMap,
     multipart: ApiMultipart,
 ) -> Result<Response, ApiError> {
+    answer_form(&state, &headers, multipart, Task::Transcribe).await
+}
+
+/// `POST /v1/audio/translations`.
+#[utoipa::path(post, path = "/v1/audio/translations", operation_id = "createTranslation", tag = "openai",
+    summary = "Translate speech into English (OpenAI-compatible)",
+    description = "OpenAI's translation form: the speech written in English by Whisper's translate task. The speech is \
+                   taken as Swahili unless `language` (an extension) names another.",
+    request_body(content = crate::http::openapi::TranscriptionForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 200, description = "The English text in `response_format`", content(
+            (Transcription = "application/json"),
+            (TranscriptionVerbose = "application/json"),
+            (String = "text/plain"),
+            (String = "application/x-subrip"),
+            (String = "text/vtt"),
+        )),
+        (status = 400, description = "A malformed multipart body", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such model", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 413, description = "The audio is larger than 25 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "No `file` part, audio that cannot be decoded, or an unsupported language or format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "No multilingual Whisper model is installed, or recognition is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn translate(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    multipart: ApiMultipart,
+) -> Result<Response, ApiError> {
+    answer_form(&state, &headers, multipart, Task::Translate).await
+}
+
+/// Read, check and answer either form.
+async fn answer_form(
+    state: &AppState,
+    headers: &HeaderMap,
+    multipart: ApiMultipart,
+    task: Task,
+) -> Result<Response, ApiError> {
     let limit = state.settings.asr.max_upload_bytes;
-    upload::check_declared_length(&headers, limit)?;
+    upload::check_declared_length(headers, limit)?;
     let mut form = upload::read_form_with(multipart, ("file", "audio"), limit, &FIELDS).await?;
     let model = form
         .field("model")
         .ok_or_else(|| ApiError::unprocessable("the form has no `model` field"))?;
-    check_model(model, Task::Recognition)?;
+    check_model(model, Kind::Recognition)?;
     let language = language(form.field("language"))?;
     let answer = answer(
         form.field("response_format"),
@@ -181,12 +222,22 @@ pub async fn create(
             .filter(|t| (0.0..=1.0).contains(t))
             .ok_or_else(|| ApiError::unprocessable("`temperature` must be a number from 0 to 1"))?;
     }
-    let (transcript, seconds) = recognise(&state, &mut form, &language).await?;
-    Ok(respond(answer, transcript, seconds, &language))
+    let (transcript, seconds) = recognise(state, &mut form, &language, task).await?;
+    let written = match task {
+        Task::Transcribe => language.as_str(),
+        Task::Translate => "en",
+    };
+    Ok(respond(answer, transcript, seconds, written, task))
 }
 
 /// The transcript as `answer` asks.
-fn respond(answer: Answer, transcript: Transcript, seconds: f64, language: &str) -> Response {
+fn respond(
+    answer: Answer,
+    transcript: Transcript,
+    seconds: f64,
+    language: &str,
+    task: Task,
+) -> Response {
     match answer {
         Answer::Json => Json(Transcription {
             text: transcript.text,
@@ -207,7 +258,10 @@ fn respond(answer: Answer, transcript: Transcript, seconds: f64, language: &str)
         )
             .into_response(),
         Answer::Verbose { segments, words } => Json(TranscriptionVerbose {
-            task: "transcribe",
+            task: match task {
+                Task::Transcribe => "transcribe",
+                Task::Translate => "translate",
+            },
             language: language_name(language),
             duration: seconds,
             text: transcript.text,
