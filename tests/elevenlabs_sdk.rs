@@ -138,7 +138,7 @@ fn the_elevenlabs_sdk_works_unchanged() {
     refused("unknown_voice", 404, "alloy");
     refused("unknown_format", 422, "mp3_44100_128");
     refused("bad_model", 422, "scribe_v1");
-    refused("timestamps", 503, "not offered yet");
+    refused("timestamps", 404, "not offered yet");
 
     // An instant clone from two files: usable at once, listed as this key's, then deleted.
     let voice = results["added"]["voice_id"].as_str().unwrap();

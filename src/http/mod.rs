@@ -118,15 +118,6 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(elevenlabs::voices::get, elevenlabs::voices::delete))
         .routes(routes!(elevenlabs::models))
         .merge(uploads)
-        // Features not offered yet answer 503 saying so (and are left out of the document).
-        .route(
-            "/elevenlabs/v1/text-to-speech/{voice_id}/with-timestamps",
-            post(elevenlabs::not_offered),
-        )
-        .route(
-            "/elevenlabs/v1/text-to-speech/{voice_id}/stream/with-timestamps",
-            post(elevenlabs::not_offered),
-        )
         .layer(DefaultBodyLimit::max(JSON_LIMIT));
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(health::healthz))
@@ -157,9 +148,7 @@ pub fn front(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> edge::F
         .fallback(|uri: axum::http::Uri| async move {
             let path = uri.path();
             match edge::authenticated(path) {
-                true if path.starts_with("/elevenlabs") => problem::ApiError::not_found(
-                    "no such endpoint in the ElevenLabs-compatible API under /elevenlabs",
-                ),
+                true if path.starts_with("/elevenlabs") => elevenlabs::missing(path),
                 true => problem::ApiError::not_found("no such endpoint under /v1"),
                 false => problem::ApiError::not_found("no such resource"),
             }

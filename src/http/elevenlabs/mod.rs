@@ -76,13 +76,15 @@ pub fn check_model(model: Option<&str>, kind: Kind) -> Result<(), ApiError> {
     )))
 }
 
-/// What the paths of ElevenLabs features sauti does not offer yet answer: 503 saying so.
-pub async fn not_offered() -> ApiError {
-    ApiError::new(
-        super::codes::ErrorCode::NotAvailable,
-        "speech with character timestamps is not offered yet: the voices give no per-character alignment; \
-         use the same path without /with-timestamps for the audio",
-    )
+/// The 404 of a path under `/elevenlabs` that is not part of it, naming what is not offered yet.
+pub fn missing(path: &str) -> ApiError {
+    if path.ends_with("/with-timestamps") {
+        return ApiError::not_found(
+            "speech with character timestamps is not offered yet: the voices give no per-character alignment; \
+             use the same path without /with-timestamps for the audio",
+        );
+    }
+    ApiError::not_found("no such endpoint in the ElevenLabs-compatible API under /elevenlabs")
 }
 
 /// A language of a model.
