@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use common::*;
@@ -147,25 +146,7 @@ fn a_configured_origin_that_is_not_an_origin_stops_start_up() {
 
 /// Run tests/browser/cors.mjs: a page served on `http://127.0.0.1:{port}` calls `server` from Chromium.
 fn page_calls(server: &Server, port: u16, mode: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let modules = root.join("target/browser/node_modules");
-    assert!(
-        modules.join("playwright-core").is_dir() && Path::new("/usr/bin/chromium").exists(),
-        "the browser test needs Chromium and playwright-core: run tools/test.sh, which installs them"
-    );
-    let output = Command::new("node")
-        .arg(root.join("tests/browser/cors.mjs"))
-        .args([&server.base, KEY_A, &port.to_string(), mode])
-        .env("NODE_PATH", &modules)
-        .output()
-        .expect("node runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(output.status.success(), "{text}");
-    assert!(text.contains("all checks passed"), "{text}");
+    common::browser::run("cors.mjs", &[&server.base, KEY_A, &port.to_string(), mode]);
 }
 
 #[test]

@@ -12,36 +12,6 @@ use serde_json::Value;
 
 const SPEECH: &str = "audio/speech-pcm16-16000-1ch-2500ms.wav";
 
-fn start(data: &tempfile::TempDir) -> Server {
-    let config = data.path().join("routes.toml");
-    let ctc = fixture("ctc/model");
-    std::fs::write(
-        &config,
-        format!(
-            "[[asr.ctc]]\nlanguages = [\"sw\"]\nmodel = {:?}\ncatalog = \"swahili-test\"\n",
-            ctc.to_str().unwrap()
-        ),
-    )
-    .unwrap();
-    Server::start_with_config(
-        data.path(),
-        &config,
-        &[
-            (
-                "SAUTI__ASR__MODEL",
-                fixture("whisper/model").to_str().unwrap(),
-            ),
-            (
-                "SAUTI__MODELS__ONNXRUNTIME",
-                onnxruntime().to_str().unwrap(),
-            ),
-            ("SAUTI__ASR__MAX_NEW_TOKENS", "8"),
-            ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
-            ("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "1000"),
-        ],
-    )
-}
-
 /// sauti's own transcription of the fixture in `language` and `format`.
 fn seed(server: &Server, language: &str, format: &str) -> Reply {
     let bytes = std::fs::read(fixture(SPEECH)).unwrap();
@@ -61,7 +31,7 @@ fn seed(server: &Server, language: &str, format: &str) -> Reply {
 #[test]
 fn the_openai_sdk_works_unchanged() {
     let data = temp_dir();
-    let server = start(&data);
+    let server = common::sdk::server(&data);
     let out = data.path().join("sdk");
     let speech = fixture(SPEECH);
     let speech = speech.to_str().unwrap();

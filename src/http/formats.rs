@@ -1,8 +1,6 @@
 //! Output formats at the HTTP edge: the `output_format` a request names, checked before any work, and the
 //! encoding of synthesised samples in it, admitted like decoding and run off the async threads.
 
-use std::sync::Arc;
-
 use serde::Deserialize;
 
 use super::codes::ErrorCode;
@@ -62,25 +60,14 @@ pub async fn reencode_wav(
     encode(state, format, samples).await
 }
 
-/// How long an encoding waits for a permit before the answer is 503 `server_busy`.
-const ENCODE_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
-
 /// `samples` (16 kHz mono) encoded in `format`, off the async threads and within the codec permits.
 pub async fn encode(
     state: &AppState,
     format: OutputFormat,
     samples: Vec<f32>,
 ) -> Result<Vec<u8>, ApiError> {
-    let permit = tokio::time::timeout(ENCODE_WAIT, Arc::clone(&state.decoders).acquire_owned())
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::ServerBusy,
-                "every audio encoder is busy; retry shortly",
-            )
-        })?;
+    let permit =
+        super::upload::codec_permit(state, "every audio encoder is busy; retry shortly").await?;
     tokio::task::spawn_blocking(move || {
         let _admitted = permit;
         format.encode(&samples)

@@ -76,7 +76,7 @@ pub struct Shared {
     pub keys: KeyRing,
     /// The keys' pronunciation dictionaries.
     pub dictionaries: crate::dictionaries::Dictionaries,
-    /// Permits to decode an upload: decoding is admitted like any other work, before it allocates.
+    /// Permits for audio codec work (decoding an upload, encoding an answer), admitted like any other work.
     pub decoders: Arc<tokio::sync::Semaphore>,
 }
 

@@ -64,19 +64,27 @@ impl From<&JobRecord> for JobCreated {
 
 /// Check a text against a length limit; the detail follows the spec's wording.
 fn check_text(text: &str, max: usize) -> Result<usize, ApiError> {
+    check_speakable("text", text, max)
+}
+
+/// Check the member `field` holding text to speak: not empty, something a voice can read (a letter or digit),
+/// at most `max` characters. Its length in characters.
+pub fn check_speakable(field: &str, text: &str, max: usize) -> Result<usize, ApiError> {
     if text.trim().is_empty() {
-        return Err(ApiError::unprocessable("`text` must not be empty"));
+        return Err(ApiError::unprocessable(format!(
+            "`{field}` must not be empty"
+        )));
     }
     // What no voice can read is refused now rather than failing later (a job would fail after queueing).
     if !text.chars().any(|c| c.is_ascii_alphanumeric()) {
-        return Err(ApiError::unprocessable(
-            "`text` contains nothing that can be spoken: it needs letters or digits",
-        ));
+        return Err(ApiError::unprocessable(format!(
+            "`{field}` contains nothing that can be spoken: it needs letters or digits"
+        )));
     }
     let chars = text.chars().count();
     if chars > max {
         return Err(ApiError::unprocessable(format!(
-            "`text` exceeds the maximum length of {max} characters"
+            "`{field}` exceeds the maximum length of {max} characters"
         )));
     }
     Ok(chars)

@@ -313,23 +313,28 @@ pub fn require_audio(form: &mut Form) -> Result<FilePart, ApiError> {
     Ok(audio)
 }
 
-/// How long an upload waits for a decoding permit before the answer is 503 `server_busy`.
-const DECODE_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+/// How long decoding an upload or encoding an answer waits for a permit before the answer is 503 `server_busy`.
+const CODEC_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A permit for audio codec work (decoding an upload, encoding an answer): at most one per core runs at once,
+/// so memory and CPU stay bounded however many requests arrive. 503 `server_busy` (`busy` its detail) when none
+/// frees up in time.
+pub async fn codec_permit(
+    state: &AppState,
+    busy: &'static str,
+) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    tokio::time::timeout(CODEC_WAIT, Arc::clone(&state.decoders).acquire_owned())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .ok_or_else(|| ApiError::new(ErrorCode::ServerBusy, busy))
+}
 
 /// Decode an upload to 16 kHz mono off the async threads, once admitted (at most one decode per core runs at
 /// once, so memory and CPU stay bounded however many uploads arrive); undecodable audio is 422.
 pub async fn decode_audio(state: &AppState, form: &mut Form) -> Result<Audio16k, ApiError> {
     let bytes = require_audio(form)?.bytes;
-    let permit = tokio::time::timeout(DECODE_WAIT, Arc::clone(&state.decoders).acquire_owned())
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::ServerBusy,
-                "every audio decoder is busy; retry shortly",
-            )
-        })?;
+    let permit = codec_permit(state, "every audio decoder is busy; retry shortly").await?;
     tokio::task::spawn_blocking(move || {
         let _admitted = permit;
         audio::load_16k(&bytes, &DecodeLimits::default())

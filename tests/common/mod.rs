@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod cli;
 pub mod cloning;
 pub mod fake_http;

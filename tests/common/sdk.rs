@@ -5,6 +5,39 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
+use super::{fixture, onnxruntime, Server};
+
+/// A server for the SDK tests: Swahili recognised by the CTC fixture (words timed), every other language and
+/// translation by the Whisper fixture, limits raised.
+pub fn server(data: &tempfile::TempDir) -> Server {
+    let config = data.path().join("routes.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[asr.ctc]]\nlanguages = [\"sw\"]\nmodel = {:?}\ncatalog = \"swahili-test\"\n",
+            fixture("ctc/model").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    Server::start_with_config(
+        data.path(),
+        &config,
+        &[
+            (
+                "SAUTI__ASR__MODEL",
+                fixture("whisper/model").to_str().unwrap(),
+            ),
+            (
+                "SAUTI__MODELS__ONNXRUNTIME",
+                onnxruntime().to_str().unwrap(),
+            ),
+            ("SAUTI__ASR__MAX_NEW_TOKENS", "8"),
+            ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+            ("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "1000"),
+        ],
+    )
+}
+
 /// The directory holding the installed SDKs.
 fn sdks() -> &'static str {
     static DIR: OnceLock<String> = OnceLock::new();

@@ -103,16 +103,7 @@ async fn synthesise(
         )));
     }
     let text = request.text;
-    if !text.chars().any(char::is_alphanumeric) {
-        return Err(ApiError::unprocessable(
-            "`text` contains nothing that can be spoken: it needs letters or digits",
-        ));
-    }
-    if text.chars().count() > MAX_TEXT_CHARS {
-        return Err(ApiError::unprocessable(format!(
-            "`text` exceeds the maximum length of {MAX_TEXT_CHARS} characters"
-        )));
-    }
+    crate::http::speech::check_speakable("text", &text, MAX_TEXT_CHARS)?;
     check_model(request.model_id.as_deref(), Kind::Speech)?;
     if let Some(language) = request.language_code.as_deref() {
         if super::two_letter(language) != Some("sw") {

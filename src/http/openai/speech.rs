@@ -95,16 +95,7 @@ pub async fn create(
         )));
     }
     let text = request.input;
-    if !text.chars().any(char::is_alphanumeric) {
-        return Err(ApiError::unprocessable(
-            "`input` contains nothing that can be spoken: it needs letters or digits",
-        ));
-    }
-    if text.chars().count() > MAX_INPUT_CHARS {
-        return Err(ApiError::unprocessable(format!(
-            "`input` exceeds the maximum length of {MAX_INPUT_CHARS} characters"
-        )));
-    }
+    crate::http::speech::check_speakable("input", &text, MAX_INPUT_CHARS)?;
     let format = OutputFormat::openai(request.response_format.as_deref().unwrap_or("mp3"))
         .map_err(ApiError::unprocessable)?;
     if let Some(other) = request.stream_format.filter(|f| f != "audio") {
