@@ -109,7 +109,56 @@ fn the_elevenlabs_sdk_works_unchanged() {
     refused("unknown_voice", 404, "alloy");
     refused("unknown_format", 422, "mp3_44100_128");
     refused("bad_model", 422, "scribe_v1");
-    refused("timestamps", 404, "not offered yet");
+
+    // Character timings: every character of the text, in order, times that never go back and stay within the
+    // audio; the read text spells the number out.
+    let timed = &results["timed"];
+    let text = timed["text"].as_str().unwrap();
+    let (_, _, spoken) = probe(&read("timed.wav"), &[]);
+    let check = |alignment: &Value| -> String {
+        let characters: Vec<&str> = alignment["characters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let numbers = |key: &str| -> Vec<f64> {
+            alignment[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_f64().unwrap())
+                .collect()
+        };
+        let (starts, ends) = (numbers("starts"), numbers("ends"));
+        assert_eq!(starts.len(), characters.len());
+        assert_eq!(ends.len(), characters.len());
+        for i in 0..characters.len() {
+            assert!(
+                starts[i] <= ends[i] && ends[i] <= spoken + 0.001,
+                "{alignment}"
+            );
+            assert!(i == 0 || starts[i] >= ends[i - 1] - 0.0011, "{alignment}");
+        }
+        // The speech fills the audio: the words begin near the start and end near the end.
+        assert!(
+            starts[0] < 0.5 && *ends.last().unwrap() > spoken - 0.6,
+            "{spoken} s: {alignment}"
+        );
+        characters.concat()
+    };
+    assert_eq!(check(&timed["alignment"]), text);
+    let read_text = check(&timed["normalized"]);
+    assert!(read_text.contains("elfu kumi na mbili"), "{read_text}");
+    assert!(!read_text.contains("12"), "{read_text}");
+    let streamed = results["timed_stream"].as_array().unwrap();
+    assert_eq!(streamed.len(), 1);
+    assert_eq!(check(&streamed[0]), text);
+    let (_, _, streamed_seconds) = probe(
+        &read("timed_stream.pcm"),
+        &["-f", "s16le", "-ar", "16000", "-ac", "1"],
+    );
+    assert!((streamed_seconds - spoken).abs() < 0.05);
 
     // An instant clone from two files: usable at once, listed as this key's, then deleted.
     let voice = results["added"]["voice_id"].as_str().unwrap();
@@ -118,6 +167,13 @@ fn the_elevenlabs_sdk_works_unchanged() {
     assert_eq!(rate, 16_000);
     assert!(seconds > 1.0, "{seconds}");
     assert_eq!(results["cloned"]["name"], "Mwalimu Juma");
+    // A voice cloned from an embedded one keeps its timings.
+    let cloned_timed = &results["cloned_timed"];
+    assert!(cloned_timed["characters"]
+        .as_str()
+        .unwrap()
+        .starts_with("Karibu kliniki"));
+    assert!(cloned_timed["last_end"].as_f64().unwrap() > 1.0);
     assert_eq!(results["cloned"]["category"], "cloned");
     assert_eq!(ids(&results["personal"]), [voice.to_string()]);
     assert_eq!(results["deleted"], "ok");

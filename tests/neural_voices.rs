@@ -166,3 +166,41 @@ fn without_onnx_runtime_neural_voices_are_inactive_and_the_builtin_ones_work() {
     );
     assert_eq!(zuri.status, 200);
 }
+
+#[test]
+fn a_neural_voice_speaks_on_the_compatible_paths_but_cannot_time_its_characters() {
+    let dir = temp_dir();
+    let config = config_with_fixture_voices(&dir);
+    let library = onnxruntime();
+    let server = Server::start_with_config(
+        dir.path(),
+        &config,
+        &[("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap())],
+    );
+    let body = json!({ "text": "Habari za jioni." });
+    let url = |tail: &str| server.url(&format!("/elevenlabs/v1/text-to-speech/tiny-mms{tail}"));
+    let audio = post_json(&url("?output_format=wav_16000"), Some(KEY_A), &body);
+    assert_eq!(audio.status, 200);
+    assert_eq!(audio.header("content-type"), Some("audio/wav"));
+    let refused = post_json(&url("/with-timestamps"), Some(KEY_A), &body);
+    let detail = problem_body(&refused, 422)["detail"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        detail.contains("tiny-mms") && detail.contains("zuri"),
+        "{detail}"
+    );
+    // The embedded voices can.
+    let timed = post_json(
+        &server.url("/elevenlabs/v1/text-to-speech/zuri/with-timestamps"),
+        Some(KEY_A),
+        &body,
+    );
+    assert_eq!(timed.status, 200);
+    let characters = timed.json()["alignment"]["characters"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(characters, "Habari za jioni.".chars().count());
+}

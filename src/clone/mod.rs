@@ -116,6 +116,20 @@ impl Synthesizer for ClonedVoice {
         )?))
     }
 
+    /// The base voice's timings hold: the conversion keeps the length.
+    fn synthesize_piece_timed(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
+    ) -> Result<Option<(Vec<f32>, Vec<crate::tts::SpokenWord>)>, TtsError> {
+        let timed =
+            self.voice
+                .synthesize_piece_timed(piece, index, &self.adjusted(settings)?, lexicon)?;
+        Ok(timed.map(|(samples, words)| (self.convert(samples), words)))
+    }
+
     fn engine(&self) -> &'static str {
         self.voice.engine()
     }

@@ -113,6 +113,8 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(openai::get))
         .routes(routes!(elevenlabs::speech::convert))
         .routes(routes!(elevenlabs::speech::stream))
+        .routes(routes!(elevenlabs::timestamps::convert))
+        .routes(routes!(elevenlabs::timestamps::stream))
         .routes(routes!(elevenlabs::voices::all))
         .routes(routes!(elevenlabs::voices::search))
         .routes(routes!(elevenlabs::voices::get, elevenlabs::voices::delete))
@@ -148,7 +150,9 @@ pub fn front(state: AppState, keys: KeyRing, limits: Arc<RateLimits>) -> edge::F
         .fallback(|uri: axum::http::Uri| async move {
             let path = uri.path();
             match edge::authenticated(path) {
-                true if path.starts_with("/elevenlabs") => elevenlabs::missing(path),
+                true if path.starts_with("/elevenlabs") => problem::ApiError::not_found(
+                    "no such endpoint in the ElevenLabs-compatible API under /elevenlabs",
+                ),
                 true => problem::ApiError::not_found("no such endpoint under /v1"),
                 false => problem::ApiError::not_found("no such resource"),
             }

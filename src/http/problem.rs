@@ -268,6 +268,7 @@ impl From<SynthesisError> for ApiError {
         match error {
             SynthesisError::Invalid(invalid) => invalid.into(),
             SynthesisError::UnknownVoice(_) => ApiError::not_found(detail),
+            SynthesisError::Untimed(_) => ApiError::unprocessable(detail),
             SynthesisError::InactiveVoice { .. } => ApiError::new(ErrorCode::VoiceInactive, detail),
             SynthesisError::Engine(_) => ApiError::new(ErrorCode::SynthesisFailed, detail),
             SynthesisError::Actor(actor) => actor.into(),

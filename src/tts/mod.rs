@@ -7,6 +7,7 @@
 //! - [`vits`] runs neural VITS voices (MMS-TTS, Piper) through ONNX Runtime.
 //! - [`voices`] puts them together behind the [`Synthesizer`] trait that every voice implements.
 
+pub mod alignment;
 pub mod catalog;
 pub mod formant;
 pub mod g2p;
@@ -17,6 +18,17 @@ pub mod vits;
 pub mod voices;
 
 pub use voices::{EmbeddedVoice, Synthesizer};
+
+/// A word as a voice spoke it: its written (normalised) form and when, in seconds from the start of the audio.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpokenWord {
+    /// The word as read: lowercase, numbers and abbreviations written out.
+    pub text: String,
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+}
 
 /// How a voice should speak (spec §2.3). Every voice maps these onto its own controls.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]

@@ -4,7 +4,7 @@ use super::formant::{FormantVoice, Preset};
 use super::g2p;
 use super::lexicon::Lexicon;
 use super::normalize::{split_pieces, PIECE_CHARS};
-use super::{TtsError, VoiceSettings};
+use super::{SpokenWord, TtsError, VoiceSettings};
 
 /// A voice that turns Swahili text into 16 kHz mono samples. Implementations are synchronous and CPU-bound:
 /// callers run them on blocking threads.
@@ -33,6 +33,19 @@ pub trait Synthesizer: Send + Sync {
         settings: &VoiceSettings,
         lexicon: Option<&Lexicon>,
     ) -> Result<Vec<f32>, TtsError>;
+
+    /// [`Synthesizer::synthesize_piece`], with when each word was spoken; `None` from voices that cannot
+    /// tell (a neural model that gives no durations).
+    fn synthesize_piece_timed(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
+    ) -> Result<Option<(Vec<f32>, Vec<SpokenWord>)>, TtsError> {
+        let _ = (piece, index, settings, lexicon);
+        Ok(None)
+    }
 }
 
 /// A built-in voice: text front end + formant synthesizer. Needs no files.
@@ -126,10 +139,33 @@ impl EmbeddedVoice {
         seed: u64,
         lexicon: Option<&Lexicon>,
     ) -> Vec<f32> {
+        self.sentence_timed(sentence, settings, seed, lexicon).0
+    }
+
+    /// [`Self::sentence`], with when each word was spoken.
+    fn sentence_timed(
+        &self,
+        sentence: &str,
+        settings: &VoiceSettings,
+        seed: u64,
+        lexicon: Option<&Lexicon>,
+    ) -> (Vec<f32>, Vec<SpokenWord>) {
         let lexicon = lexicon.unwrap_or(&self.lexicon);
         let words = lexicon.normalize(sentence);
         let utterance = g2p::transcribe(&words, lexicon);
-        self.voice.render(&utterance, settings, seed)
+        let (samples, times) = self.voice.render_timed(&utterance, settings, seed);
+        let spoken = utterance
+            .phrases
+            .iter()
+            .flat_map(|phrase| &phrase.words)
+            .zip(times)
+            .map(|(word, (start, end))| SpokenWord {
+                text: word.text.clone(),
+                start,
+                end,
+            })
+            .collect();
+        (samples, spoken)
     }
 }
 
@@ -154,6 +190,21 @@ impl Synthesizer for EmbeddedVoice {
         lexicon: Option<&Lexicon>,
     ) -> Result<Vec<f32>, TtsError> {
         Ok(self.sentence(piece, settings, index as u64, lexicon))
+    }
+
+    fn synthesize_piece_timed(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
+    ) -> Result<Option<(Vec<f32>, Vec<SpokenWord>)>, TtsError> {
+        Ok(Some(self.sentence_timed(
+            piece,
+            settings,
+            index as u64,
+            lexicon,
+        )))
     }
 
     fn engine(&self) -> &'static str {

@@ -54,7 +54,21 @@ def refusal(call):
 
 
 results["unknown_voice"] = refusal(lambda: b"".join(client.text_to_speech.convert("alloy", text=text)))
-results["timestamps"] = refusal(lambda: client.text_to_speech.convert_with_timestamps("zuri", text=text))
+timed_text = "Salio lako ni TSh 12,500. Asante kwa kutumia huduma yetu!"
+timed = client.text_to_speech.convert_with_timestamps("baraka", text=timed_text, output_format="wav_16000")
+(out / "timed.wav").write_bytes(__import__("base64").b64decode(timed.audio_base_64))
+
+
+def alignment(a):
+    return {"characters": a.characters, "starts": a.character_start_times_seconds,
+            "ends": a.character_end_times_seconds}
+
+
+results["timed"] = {"text": timed_text, "alignment": alignment(timed.alignment),
+                    "normalized": alignment(timed.normalized_alignment)}
+chunks = list(client.text_to_speech.stream_with_timestamps("baraka", text=timed_text, output_format="pcm_16000"))
+(out / "timed_stream.pcm").write_bytes(b"".join(__import__("base64").b64decode(c.audio_base_64) for c in chunks))
+results["timed_stream"] = [alignment(c.alignment) for c in chunks if c.alignment]
 results["unknown_format"] = refusal(
     lambda: b"".join(client.text_to_speech.convert("zuri", text=text, output_format="mp3_48000_320")))
 
@@ -64,6 +78,9 @@ with open(clip_a, "rb") as a, open(clip_b, "rb") as b:
 results["added"] = {"voice_id": added.voice_id, "requires_verification": added.requires_verification}
 (out / "cloned.wav").write_bytes(b"".join(client.text_to_speech.convert(
     added.voice_id, text=text, output_format="wav_16000")))
+cloned_timed = client.text_to_speech.convert_with_timestamps(added.voice_id, text=text, output_format="pcm_16000")
+results["cloned_timed"] = {"characters": "".join(cloned_timed.alignment.characters),
+                           "last_end": cloned_timed.alignment.character_end_times_seconds[-1]}
 cloned = client.voices.get(added.voice_id)
 results["cloned"] = {"name": cloned.name, "category": cloned.category}
 results["personal"] = [v.voice_id for v in client.voices.search(voice_type="personal").voices]

@@ -10,8 +10,8 @@ use crate::actors::admit;
 use crate::cancel::Cancel;
 use crate::tts::catalog::VoiceRegistry;
 use crate::tts::lexicon::Lexicon;
-use crate::tts::Synthesizer;
 use crate::tts::VoiceSettings;
+use crate::tts::{SpokenWord, Synthesizer};
 
 /// Messages to the TtsActor.
 pub enum ToTtsActor {
@@ -29,6 +29,8 @@ pub enum ToTtsActor {
         lexicon: Option<Arc<Lexicon>>,
         /// Runs with the samples on the synthesis worker after the reply; `None` returns the samples instead.
         then: Option<Then>,
+        /// Answer with when each word was spoken too ([`Synthesised::Timed`]; pieces in order on one worker).
+        timed: bool,
         /// Set when the caller stops waiting; the work stops at its next piece.
         cancel: Cancel,
         /// Where the audio goes.
@@ -78,6 +80,7 @@ impl Actor for TtsActor {
             settings,
             lexicon,
             then,
+            timed,
             cancel,
             reply,
         } = message;
@@ -112,6 +115,7 @@ impl Actor for TtsActor {
             settings,
             lexicon,
             then,
+            timed,
             cancel,
             reply,
         };
@@ -156,6 +160,7 @@ struct Job {
     settings: VoiceSettings,
     lexicon: Option<Arc<Lexicon>>,
     then: Option<Then>,
+    timed: bool,
     cancel: Cancel,
     reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
 }
@@ -166,7 +171,7 @@ impl Job {
         let _finished = FinishedGuard;
         let started = std::time::Instant::now();
         let outcome = self.synthesize();
-        if let Ok(samples) = &outcome {
+        if let Ok((samples, _)) = &outcome {
             record(&self, samples.len(), started.elapsed().as_secs_f64());
         }
         tracing::debug!(
@@ -179,7 +184,7 @@ impl Job {
         match (outcome, self.then) {
             // The caller hears of success at once; delivery runs here, where the samples are still in the
             // cache of the core that made them.
-            (Ok(samples), Some(then)) => {
+            (Ok((samples, _)), Some(then)) => {
                 let _ = self.reply.send(Ok(Synthesised::Delivering {
                     samples: samples.len(),
                 }));
@@ -188,8 +193,11 @@ impl Job {
                     tracing::error!(voice_id = self.voice_id, "synthesis delivery panicked");
                 }
             }
-            (Ok(samples), None) => {
+            (Ok((samples, None)), None) => {
                 let _ = self.reply.send(Ok(Synthesised::Samples(samples)));
+            }
+            (Ok((samples, Some(words))), None) => {
+                let _ = self.reply.send(Ok(Synthesised::Timed(samples, words)));
             }
             (Err(error), _) => {
                 let _ = self.reply.send(Err(error));
@@ -201,19 +209,32 @@ impl Job {
 impl Job {
     /// Synthesise (over idle workers when there are any), turning a panic inside the synthesizer into an error
     /// for this request alone.
-    fn synthesize(&self) -> Result<Vec<f32>, SynthesisError> {
+    /// The samples, and when each word was spoken if that was asked for.
+    fn synthesize(&self) -> Result<(Vec<f32>, Option<Vec<SpokenWord>>), SynthesisError> {
         let voice_id = &self.voice_id;
-        let outcome = spread::synthesize(
-            &self.pool,
-            &self.owner,
-            &self.synthesizer,
-            &self.text,
-            &self.settings,
-            self.lexicon.as_ref(),
-            &self.cancel,
-        );
+        let outcome = match self.timed {
+            false => spread::synthesize(
+                &self.pool,
+                &self.owner,
+                &self.synthesizer,
+                &self.text,
+                &self.settings,
+                self.lexicon.as_ref(),
+                &self.cancel,
+            )
+            .map(|samples| Some((samples, None))),
+            true => spread::synthesize_timed(
+                &self.synthesizer,
+                &self.text,
+                &self.settings,
+                self.lexicon.as_ref(),
+                &self.cancel,
+            )
+            .map(|timed| timed.map(|(samples, words)| (samples, Some(words)))),
+        };
         match outcome {
-            Ok(samples) => Ok(samples),
+            Ok(Some(done)) => Ok(done),
+            Ok(None) => Err(SynthesisError::Untimed(voice_id.clone())),
             Err(Failure::Invalid(invalid)) => Err(SynthesisError::Invalid(invalid)),
             Err(Failure::Cancelled) => {
                 metrics::counter!(crate::telemetry::metrics::CANCELLED_WORK, "actor" => "tts")

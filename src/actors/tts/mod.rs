@@ -35,6 +35,9 @@ pub enum SynthesisError {
         /// What is missing and how to install it.
         reason: String,
     },
+    /// Word timings were asked of a voice that cannot give them (422).
+    #[error("voice {0:?} cannot tell when each word is spoken (a neural model without durations); use the embedded voices zuri or baraka for timestamps")]
+    Untimed(String),
     /// The synthesizer failed on this input (a bug; 503 so the client may retry).
     #[error("synthesis failed: {0}")]
     Engine(String),
@@ -56,6 +59,8 @@ pub enum Synthesised {
         /// The sample count (16 kHz).
         samples: usize,
     },
+    /// 16 kHz mono samples and when each word was spoken.
+    Timed(Vec<f32>, Vec<crate::tts::SpokenWord>),
 }
 
 /// The public face of the TtsActor.
@@ -81,11 +86,30 @@ impl TtsHandle {
         lexicon: Option<Arc<Lexicon>>,
     ) -> Result<Vec<f32>, SynthesisError> {
         match self
-            .call(owner, voice_id, text, settings, lexicon, None)
+            .call(owner, voice_id, text, settings, lexicon, None, false)
             .await?
         {
             Synthesised::Samples(samples) => Ok(samples),
-            Synthesised::Delivering { .. } => Err(mismatch()),
+            _ => Err(mismatch()),
+        }
+    }
+
+    /// [`TtsHandle::synthesize`], with when each word was spoken (pieces in order on one worker); voices that
+    /// cannot tell give [`SynthesisError::Untimed`].
+    pub async fn synthesize_timed(
+        &self,
+        owner: &str,
+        voice_id: &str,
+        text: &str,
+        settings: VoiceSettings,
+        lexicon: Option<Arc<Lexicon>>,
+    ) -> Result<(Vec<f32>, Vec<crate::tts::SpokenWord>), SynthesisError> {
+        match self
+            .call(owner, voice_id, text, settings, lexicon, None, true)
+            .await?
+        {
+            Synthesised::Timed(samples, words) => Ok((samples, words)),
+            _ => Err(mismatch()),
         }
     }
 
@@ -109,11 +133,12 @@ impl TtsHandle {
                 settings,
                 lexicon,
                 Some(Box::new(then)),
+                false,
             )
             .await?
         {
             Synthesised::Delivering { samples } => Ok(samples),
-            Synthesised::Samples(_) => Err(mismatch()),
+            _ => Err(mismatch()),
         }
     }
 
@@ -125,6 +150,7 @@ impl TtsHandle {
         settings: VoiceSettings,
         lexicon: Option<Arc<Lexicon>>,
         then: Option<Then>,
+        timed: bool,
     ) -> Result<Synthesised, SynthesisError> {
         let (owner, voice_id, text) = (owner.to_string(), voice_id.to_string(), text.to_string());
         // Dropped when this call ends however it ends: an answer, the deadline, or the caller's future dropped
@@ -141,6 +167,7 @@ impl TtsHandle {
                     settings,
                     lexicon,
                     then,
+                    timed,
                     cancel,
                     reply,
                 },

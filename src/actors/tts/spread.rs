@@ -10,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use super::pool::WorkerPool;
 use crate::cancel::Cancel;
 use crate::tts::lexicon::Lexicon;
-use crate::tts::{Synthesizer, TtsError, VoiceSettings};
+use crate::tts::{SpokenWord, Synthesizer, TtsError, VoiceSettings};
 
 type Piece = Option<Result<Vec<f32>, Failure>>;
 
@@ -141,6 +141,43 @@ pub fn synthesize(
         samples.extend(result.take().unwrap_or(Err(Failure::Panicked))?);
     }
     spoken(samples)
+}
+
+/// Synthesise `text` piece by piece on this worker, with when each word was spoken (seconds from the start of
+/// the whole); `Ok(None)` when the voice cannot tell.
+pub fn synthesize_timed(
+    synthesizer: &Arc<dyn Synthesizer>,
+    text: &str,
+    settings: &VoiceSettings,
+    lexicon: Option<&Arc<Lexicon>>,
+    cancel: &Cancel,
+) -> Result<Option<(Vec<f32>, Vec<SpokenWord>)>, Failure> {
+    let pieces = synthesizer
+        .pieces(text, settings)
+        .map_err(Failure::Invalid)?;
+    let mut samples = Vec::new();
+    let mut words = Vec::new();
+    for (index, piece) in pieces.iter().enumerate() {
+        if cancel.is_cancelled() {
+            return Err(Failure::Cancelled);
+        }
+        let timed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            synthesizer.synthesize_piece_timed(piece, index, settings, lexicon.map(|l| &**l))
+        }))
+        .map_err(|_| Failure::Panicked)?
+        .map_err(Failure::Invalid)?;
+        let Some((audio, spoken)) = timed else {
+            return Ok(None);
+        };
+        let offset = samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
+        words.extend(spoken.into_iter().map(|w| SpokenWord {
+            start: w.start + offset,
+            end: w.end + offset,
+            ..w
+        }));
+        samples.extend(audio);
+    }
+    Ok(Some((spoken(samples)?, words)))
 }
 
 /// Audio with nothing in it means the text held nothing the voice could read.

@@ -5,6 +5,7 @@
 
 pub mod recognition;
 pub mod speech;
+pub mod timestamps;
 pub mod voices;
 
 use axum::Json;
@@ -74,17 +75,6 @@ pub fn check_model(model: Option<&str>, kind: Kind) -> Result<(), ApiError> {
         "`model_id` {model:?} is not offered; use one of {}",
         names.join(", ")
     )))
-}
-
-/// The 404 of a path under `/elevenlabs` that is not part of it, naming what is not offered yet.
-pub fn missing(path: &str) -> ApiError {
-    if path.ends_with("/with-timestamps") {
-        return ApiError::not_found(
-            "speech with character timestamps is not offered yet: the voices give no per-character alignment; \
-             use the same path without /with-timestamps for the audio",
-        );
-    }
-    ApiError::not_found("no such endpoint in the ElevenLabs-compatible API under /elevenlabs")
 }
 
 /// A language of a model.

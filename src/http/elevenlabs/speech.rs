@@ -88,15 +88,24 @@ pub struct ElevenSpeechRequest {
     pub pronunciation_dictionary_locators: Option<Vec<Locator>>,
 }
 
-/// The request checked (everything a client can get wrong, before any work) and synthesised: the encoded
-/// audio and its format.
-async fn synthesise(
+/// A speech request checked (everything a client can get wrong, before any work).
+pub struct Prepared {
+    /// The text to speak.
+    pub text: String,
+    /// The format to answer in.
+    pub format: OutputFormat,
+    settings: VoiceSettings,
+    lexicon: Option<std::sync::Arc<crate::tts::lexicon::Lexicon>>,
+}
+
+/// Check `request` for `voice_id`.
+pub async fn prepare(
     state: &AppState,
     caller: &Caller,
     voice_id: &str,
     query: SpeechQuery,
     request: ElevenSpeechRequest,
-) -> Result<(Vec<u8>, OutputFormat), ApiError> {
+) -> Result<Prepared, ApiError> {
     if state.voices.get_for(&caller.key_id, voice_id).is_none() {
         return Err(ApiError::not_found(format!(
             "voice {voice_id:?} not found; GET /elevenlabs/v1/voices lists the voices"
@@ -127,13 +136,59 @@ async fn synthesise(
         .rules_for(&caller.key_id, &locators)
         .await?;
     let lexicon = state.dictionaries.reading(rules).await?;
-    let samples = state
-        .graph
-        .tts
-        .synthesize(&caller.key_id, voice_id, &text, settings, lexicon)
-        .await?;
-    let audio = crate::http::formats::encode(state, format, samples).await?;
-    Ok((audio, format))
+    Ok(Prepared {
+        text,
+        format,
+        settings,
+        lexicon,
+    })
+}
+
+impl Prepared {
+    /// The speech, encoded.
+    pub async fn speak(
+        self,
+        state: &AppState,
+        caller: &Caller,
+        voice_id: &str,
+    ) -> Result<Vec<u8>, ApiError> {
+        let samples = state
+            .graph
+            .tts
+            .synthesize(
+                &caller.key_id,
+                voice_id,
+                &self.text,
+                self.settings,
+                self.lexicon,
+            )
+            .await?;
+        crate::http::formats::encode(state, self.format, samples).await
+    }
+
+    /// The speech, encoded, and when each word was spoken.
+    pub async fn speak_timed(
+        self,
+        state: &AppState,
+        caller: &Caller,
+        voice_id: &str,
+    ) -> Result<(Vec<u8>, Vec<crate::tts::SpokenWord>), ApiError> {
+        let (samples, words) = state
+            .graph
+            .tts
+            .synthesize_timed(
+                &caller.key_id,
+                voice_id,
+                &self.text,
+                self.settings,
+                self.lexicon,
+            )
+            .await?;
+        Ok((
+            crate::http::formats::encode(state, self.format, samples).await?,
+            words,
+        ))
+    }
 }
 
 /// `POST /elevenlabs/v1/text-to-speech/{voice_id}`.
@@ -160,7 +215,9 @@ pub async fn convert(
     ApiQuery(query): ApiQuery<SpeechQuery>,
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
 ) -> Result<Response, ApiError> {
-    let (audio, format) = synthesise(&state, &caller, &voice_id, query, request).await?;
+    let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
+    let format = prepared.format;
+    let audio = prepared.speak(&state, &caller, &voice_id).await?;
     Ok(([(header::CONTENT_TYPE, format.media_type())], audio).into_response())
 }
 
@@ -188,8 +245,9 @@ pub async fn stream(
     ApiQuery(query): ApiQuery<SpeechQuery>,
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
 ) -> Result<Response, ApiError> {
-    let (audio, format) = synthesise(&state, &caller, &voice_id, query, request).await?;
-    let audio = Bytes::from(audio);
+    let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
+    let format = prepared.format;
+    let audio = Bytes::from(prepared.speak(&state, &caller, &voice_id).await?);
     let chunks: Vec<Result<Bytes, std::convert::Infallible>> = (0..audio.len())
         .step_by(STREAM_CHUNK)
         .map(|at| Ok(audio.slice(at..(at + STREAM_CHUNK).min(audio.len()))))

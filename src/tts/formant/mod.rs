@@ -74,11 +74,26 @@ impl FormantVoice {
 
     /// Render phrases of phonemes to 16 kHz mono samples. Deterministic for a given `seed`.
     pub fn render(&self, utterance: &Utterance, settings: &VoiceSettings, seed: u64) -> Vec<f32> {
+        self.render_timed(utterance, settings, seed).0
+    }
+
+    /// [`Self::render`], with when each word of the utterance is spoken (seconds from the start, in order).
+    pub fn render_timed(
+        &self,
+        utterance: &Utterance,
+        settings: &VoiceSettings,
+        seed: u64,
+    ) -> (Vec<f32>, Vec<(f64, f64)>) {
         if utterance.phrases.is_empty() {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
-        let frames = plan::plan(utterance, &self.preset, settings, seed);
-        render::render(&frames, &self.preset, seed)
+        let (frames, words) = plan::plan_timed(utterance, &self.preset, settings, seed);
+        let seconds = |ms: f32| f64::from(ms) / 1000.0;
+        let words = words
+            .into_iter()
+            .map(|(a, b)| (seconds(a), seconds(b)))
+            .collect();
+        (render::render(&frames, &self.preset, seed), words)
     }
 
     /// A vowel held for `seconds` on a level pitch: for checking the voice's formants and pitch.

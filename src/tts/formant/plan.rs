@@ -66,13 +66,14 @@ impl Rng {
     }
 }
 
-/// Plan the control track for an utterance.
-pub fn plan(
+/// Plan the control track for an utterance, with when each word of it is spoken: start and end in
+/// milliseconds, in order.
+pub fn plan_timed(
     utterance: &Utterance,
     preset: &Preset,
     settings: &VoiceSettings,
     seed: u64,
-) -> Vec<Frame> {
+) -> (Vec<Frame>, Vec<(f32, f32)>) {
     let mut rng = Rng::new(seed);
     let rate = settings.speaking_rate.max(0.01);
     let variation = settings.noise_scale / 0.667;
@@ -80,6 +81,7 @@ pub fn plan(
     let mut segments: Vec<Segment> = Vec::new();
     let mut syllables: Vec<SyllableSpan> = Vec::new();
     let mut phrases: Vec<PhraseSpan> = Vec::new();
+    let mut words: Vec<(f32, f32)> = Vec::new();
     let mut t = 0.0f32;
     let pause = |ms: f32, t: &mut f32, segments: &mut Vec<Segment>| {
         let ms = ms / rate;
@@ -99,6 +101,7 @@ pub fn plan(
         let phrase_start = t;
         let word_count = phrase.words.len();
         for (w, word) in phrase.words.iter().enumerate() {
+            let word_start = t;
             let syllable_count = word.syllables.len();
             for (s, syllable) in word.syllables.iter().enumerate() {
                 let stressed = s == word.stressed;
@@ -133,6 +136,7 @@ pub fn plan(
                     loudness: (0.1 * variation * rng.gaussian()).exp(),
                 });
             }
+            words.push((word_start, t));
         }
         let last_syllable = syllables.iter().rposition(|s| s.phrase == p);
         phrases.push(PhraseSpan {
@@ -157,7 +161,7 @@ pub fn plan(
     for (i, frame) in frames.iter_mut().enumerate() {
         frame.f0 = contour.at(i as f32 * FRAME_MS);
     }
-    frames
+    (frames, words)
 }
 
 /// Pauses, /h/ and aspiration take the formants of the vowel they lead into (or out of). One pass each way, so

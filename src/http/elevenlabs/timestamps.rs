@@ -1,0 +1,121 @@
+//! `POST /elevenlabs/v1/text-to-speech/{voice_id}/with-timestamps` and `…/stream/with-timestamps`: the audio
+//! (base64) with when each character is spoken, of the written text (`alignment`) and of the text as read
+//! (`normalized_alignment`). The times come from the voice's own plan of each word (the embedded voices); a
+//! voice that cannot tell is refused with 422.
+
+use axum::extract::{Extension, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use base64::Engine as _;
+use serde::Serialize;
+
+use super::speech::{prepare, ElevenSpeechRequest, SpeechQuery};
+use crate::http::auth::Caller;
+use crate::http::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::http::problem::ApiError;
+use crate::http::AppState;
+use crate::tts::alignment::{self, CharacterTimes};
+
+/// Characters and when each is spoken.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Alignment {
+    /// Each character, in order.
+    characters: Vec<String>,
+    /// When each starts, in seconds from the start of the audio.
+    character_start_times_seconds: Vec<f64>,
+    /// When each ends.
+    character_end_times_seconds: Vec<f64>,
+}
+
+impl From<CharacterTimes> for Alignment {
+    fn from(times: CharacterTimes) -> Self {
+        let round = |v: Vec<f64>| {
+            v.into_iter()
+                .map(|t| (t * 1000.0).round() / 1000.0)
+                .collect()
+        };
+        Self {
+            characters: times.characters,
+            character_start_times_seconds: round(times.starts),
+            character_end_times_seconds: round(times.ends),
+        }
+    }
+}
+
+/// The audio with its timings.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AudioWithTimestamps {
+    /// The audio in `output_format`, base64.
+    audio_base64: String,
+    /// The written text's characters.
+    alignment: Alignment,
+    /// The text as read (numbers, dates and abbreviations written out)'s characters.
+    normalized_alignment: Alignment,
+}
+
+async fn timed(
+    state: &AppState,
+    caller: &Caller,
+    voice_id: &str,
+    query: SpeechQuery,
+    request: ElevenSpeechRequest,
+) -> Result<AudioWithTimestamps, ApiError> {
+    let prepared = prepare(state, caller, voice_id, query, request).await?;
+    let text = prepared.text.clone();
+    let (audio, words) = prepared.speak_timed(state, caller, voice_id).await?;
+    Ok(AudioWithTimestamps {
+        audio_base64: base64::engine::general_purpose::STANDARD.encode(audio),
+        alignment: alignment::written(&text, &words).into(),
+        normalized_alignment: alignment::normalized(&words).into(),
+    })
+}
+
+/// `POST /elevenlabs/v1/text-to-speech/{voice_id}/with-timestamps`.
+#[utoipa::path(post, path = "/elevenlabs/v1/text-to-speech/{voice_id}/with-timestamps", operation_id = "elevenlabsConvertWithTimestamps", tag = "elevenlabs",
+    summary = "Text to speech with character timings (ElevenLabs-compatible)",
+    params(("voice_id" = String, Path, description = "A voice from GET /elevenlabs/v1/voices", example = "zuri"), SpeechQuery),
+    request_body = ElevenSpeechRequest,
+    responses(
+        (status = 200, description = "The audio (base64) and when each character is spoken", body = AudioWithTimestamps),
+        (status = 404, description = "No such voice, or no such pronunciation dictionary for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, an unknown model, language or output format, settings out of range, or a voice that cannot time its words", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn convert(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiPath(voice_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<SpeechQuery>,
+    ApiJson(request): ApiJson<ElevenSpeechRequest>,
+) -> Result<Json<AudioWithTimestamps>, ApiError> {
+    Ok(Json(
+        timed(&state, &caller, &voice_id, query, request).await?,
+    ))
+}
+
+/// `POST /elevenlabs/v1/text-to-speech/{voice_id}/stream/with-timestamps`: newline-delimited JSON.
+#[utoipa::path(post, path = "/elevenlabs/v1/text-to-speech/{voice_id}/stream/with-timestamps", operation_id = "elevenlabsStreamWithTimestamps", tag = "elevenlabs",
+    summary = "Text to speech with character timings, as newline-delimited JSON (ElevenLabs-compatible)",
+    description = "One line of JSON (the same object as `/with-timestamps`) once synthesis is done.",
+    params(("voice_id" = String, Path, description = "A voice from GET /elevenlabs/v1/voices", example = "zuri"), SpeechQuery),
+    request_body = ElevenSpeechRequest,
+    responses(
+        (status = 200, description = "Lines of JSON, each the audio (base64) and its timings", content_type = "application/x-ndjson", body = AudioWithTimestamps),
+        (status = 404, description = "No such voice, or no such pronunciation dictionary for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, an unknown model, language or output format, settings out of range, or a voice that cannot time its words", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn stream(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiPath(voice_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<SpeechQuery>,
+    ApiJson(request): ApiJson<ElevenSpeechRequest>,
+) -> Result<Response, ApiError> {
+    let answer = timed(&state, &caller, &voice_id, query, request).await?;
+    let mut line = serde_json::to_vec(&answer)
+        .map_err(|e| ApiError::new(crate::http::codes::ErrorCode::InternalError, e.to_string()))?;
+    line.push(b'\n');
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], line).into_response())
+}
