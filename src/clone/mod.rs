@@ -123,7 +123,7 @@ impl Synthesizer for ClonedVoice {
         index: usize,
         settings: &VoiceSettings,
         lexicon: Option<&Lexicon>,
-    ) -> Result<Option<(Vec<f32>, Vec<crate::tts::SpokenWord>)>, TtsError> {
+    ) -> Result<Option<crate::tts::Timed>, TtsError> {
         let timed =
             self.voice
                 .synthesize_piece_timed(piece, index, &self.adjusted(settings)?, lexicon)?;

@@ -30,6 +30,9 @@ pub struct SpokenWord {
     pub end: f64,
 }
 
+/// Samples with when each word in them was spoken.
+pub type Timed = (Vec<f32>, Vec<SpokenWord>);
+
 /// How a voice should speak (spec §2.3). Every voice maps these onto its own controls.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(default, deny_unknown_fields)]

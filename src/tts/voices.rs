@@ -4,7 +4,7 @@ use super::formant::{FormantVoice, Preset};
 use super::g2p;
 use super::lexicon::Lexicon;
 use super::normalize::{split_pieces, PIECE_CHARS};
-use super::{SpokenWord, TtsError, VoiceSettings};
+use super::{SpokenWord, Timed, TtsError, VoiceSettings};
 
 /// A voice that turns Swahili text into 16 kHz mono samples. Implementations are synchronous and CPU-bound:
 /// callers run them on blocking threads.
@@ -42,7 +42,7 @@ pub trait Synthesizer: Send + Sync {
         index: usize,
         settings: &VoiceSettings,
         lexicon: Option<&Lexicon>,
-    ) -> Result<Option<(Vec<f32>, Vec<SpokenWord>)>, TtsError> {
+    ) -> Result<Option<Timed>, TtsError> {
         let _ = (piece, index, settings, lexicon);
         Ok(None)
     }
@@ -198,7 +198,7 @@ impl Synthesizer for EmbeddedVoice {
         index: usize,
         settings: &VoiceSettings,
         lexicon: Option<&Lexicon>,
-    ) -> Result<Option<(Vec<f32>, Vec<SpokenWord>)>, TtsError> {
+    ) -> Result<Option<Timed>, TtsError> {
         Ok(Some(self.sentence_timed(
             piece,
             settings,

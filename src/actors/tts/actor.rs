@@ -5,7 +5,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::pool::WorkerPool;
 use super::spread::{self, Failure};
-use super::{SynthesisError, Synthesised, Then};
+use super::{Delivery, SynthesisError, Synthesised};
 use crate::actors::admit;
 use crate::cancel::Cancel;
 use crate::tts::catalog::VoiceRegistry;
@@ -27,10 +27,8 @@ pub enum ToTtsActor {
         settings: VoiceSettings,
         /// The lexicon to read with in place of the voice's own (the request's pronunciation dictionaries).
         lexicon: Option<Arc<Lexicon>>,
-        /// Runs with the samples on the synthesis worker after the reply; `None` returns the samples instead.
-        then: Option<Then>,
-        /// Answer with when each word was spoken too ([`Synthesised::Timed`]; pieces in order on one worker).
-        timed: bool,
+        /// What to answer with.
+        delivery: Delivery,
         /// Set when the caller stops waiting; the work stops at its next piece.
         cancel: Cancel,
         /// Where the audio goes.
@@ -79,8 +77,7 @@ impl Actor for TtsActor {
             text,
             settings,
             lexicon,
-            then,
-            timed,
+            delivery,
             cancel,
             reply,
         } = message;
@@ -114,8 +111,7 @@ impl Actor for TtsActor {
             text,
             settings,
             lexicon,
-            then,
-            timed,
+            delivery,
             cancel,
             reply,
         };
@@ -159,8 +155,7 @@ struct Job {
     text: String,
     settings: VoiceSettings,
     lexicon: Option<Arc<Lexicon>>,
-    then: Option<Then>,
-    timed: bool,
+    delivery: Delivery,
     cancel: Cancel,
     reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
 }
@@ -181,10 +176,10 @@ impl Job {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "synthesised"
         );
-        match (outcome, self.then) {
+        match (outcome, self.delivery) {
             // The caller hears of success at once; delivery runs here, where the samples are still in the
             // cache of the core that made them.
-            (Ok((samples, _)), Some(then)) => {
+            (Ok((samples, _)), Delivery::Then(then)) => {
                 let _ = self.reply.send(Ok(Synthesised::Delivering {
                     samples: samples.len(),
                 }));
@@ -193,11 +188,11 @@ impl Job {
                     tracing::error!(voice_id = self.voice_id, "synthesis delivery panicked");
                 }
             }
-            (Ok((samples, None)), None) => {
-                let _ = self.reply.send(Ok(Synthesised::Samples(samples)));
-            }
-            (Ok((samples, Some(words))), None) => {
+            (Ok((samples, Some(words))), _) => {
                 let _ = self.reply.send(Ok(Synthesised::Timed(samples, words)));
+            }
+            (Ok((samples, None)), _) => {
+                let _ = self.reply.send(Ok(Synthesised::Samples(samples)));
             }
             (Err(error), _) => {
                 let _ = self.reply.send(Err(error));
@@ -212,7 +207,7 @@ impl Job {
     /// The samples, and when each word was spoken if that was asked for.
     fn synthesize(&self) -> Result<(Vec<f32>, Option<Vec<SpokenWord>>), SynthesisError> {
         let voice_id = &self.voice_id;
-        let outcome = match self.timed {
+        let outcome = match matches!(self.delivery, Delivery::Timed) {
             false => spread::synthesize(
                 &self.pool,
                 &self.owner,

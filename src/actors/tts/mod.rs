@@ -49,6 +49,16 @@ pub enum SynthesisError {
 /// Work a caller hands the synthesis worker to do with the samples after the reply (stream them out, say).
 pub type Then = Box<dyn FnOnce(Vec<f32>) + Send>;
 
+/// What the caller wants back.
+pub enum Delivery {
+    /// The samples ([`Synthesised::Samples`]).
+    Samples,
+    /// The sample count, then `Then` runs with the samples on the worker ([`Synthesised::Delivering`]).
+    Then(Then),
+    /// The samples and when each word was spoken ([`Synthesised::Timed`]; pieces in order on one worker).
+    Timed,
+}
+
 /// What a synthesis worker hands back.
 #[derive(Debug)]
 pub enum Synthesised {
@@ -86,7 +96,7 @@ impl TtsHandle {
         lexicon: Option<Arc<Lexicon>>,
     ) -> Result<Vec<f32>, SynthesisError> {
         match self
-            .call(owner, voice_id, text, settings, lexicon, None, false)
+            .call(owner, voice_id, text, settings, lexicon, Delivery::Samples)
             .await?
         {
             Synthesised::Samples(samples) => Ok(samples),
@@ -105,7 +115,7 @@ impl TtsHandle {
         lexicon: Option<Arc<Lexicon>>,
     ) -> Result<(Vec<f32>, Vec<crate::tts::SpokenWord>), SynthesisError> {
         match self
-            .call(owner, voice_id, text, settings, lexicon, None, true)
+            .call(owner, voice_id, text, settings, lexicon, Delivery::Timed)
             .await?
         {
             Synthesised::Timed(samples, words) => Ok((samples, words)),
@@ -132,8 +142,7 @@ impl TtsHandle {
                 text,
                 settings,
                 lexicon,
-                Some(Box::new(then)),
-                false,
+                Delivery::Then(Box::new(then)),
             )
             .await?
         {
@@ -149,8 +158,7 @@ impl TtsHandle {
         text: &str,
         settings: VoiceSettings,
         lexicon: Option<Arc<Lexicon>>,
-        then: Option<Then>,
-        timed: bool,
+        delivery: Delivery,
     ) -> Result<Synthesised, SynthesisError> {
         let (owner, voice_id, text) = (owner.to_string(), voice_id.to_string(), text.to_string());
         // Dropped when this call ends however it ends: an answer, the deadline, or the caller's future dropped
@@ -166,8 +174,7 @@ impl TtsHandle {
                     text,
                     settings,
                     lexicon,
-                    then,
-                    timed,
+                    delivery,
                     cancel,
                     reply,
                 },

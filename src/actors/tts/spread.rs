@@ -10,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use super::pool::WorkerPool;
 use crate::cancel::Cancel;
 use crate::tts::lexicon::Lexicon;
-use crate::tts::{SpokenWord, Synthesizer, TtsError, VoiceSettings};
+use crate::tts::{SpokenWord, Synthesizer, Timed, TtsError, VoiceSettings};
 
 type Piece = Option<Result<Vec<f32>, Failure>>;
 
@@ -151,7 +151,7 @@ pub fn synthesize_timed(
     settings: &VoiceSettings,
     lexicon: Option<&Arc<Lexicon>>,
     cancel: &Cancel,
-) -> Result<Option<(Vec<f32>, Vec<SpokenWord>)>, Failure> {
+) -> Result<Option<Timed>, Failure> {
     let pieces = synthesizer
         .pieces(text, settings)
         .map_err(Failure::Invalid)?;
