@@ -282,6 +282,7 @@ pub async fn job_status(
             (crate::http::openapi::WavFile = "audio/wav"), (Vec<u8> = "audio/pcm"), (Vec<u8> = "audio/basic"),
             (Vec<u8> = "audio/x-alaw-basic"), (Vec<u8> = "audio/mpeg"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/flac"),
         )),
+        (status = 400, description = "A malformed query (a parameter given twice)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "An unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 206, description = "The one byte range asked for with `Range` (Content-Range says which)", content_type = "audio/wav", body = crate::http::openapi::WavFile),
         (status = 416, description = "The `Range` asked for lies outside the file", content_type = "application/problem+json", body = crate::http::openapi::Problem),
