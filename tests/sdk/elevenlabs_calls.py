@@ -95,6 +95,10 @@ results["transcript"] = {
     "words": [{"text": w.text, "type": w.type, "start": w.start, "end": w.end} for w in transcript.words],
 }
 with open(speech, "rb") as audio:
+    english = client.speech_to_text.convert(file=audio, model_id="scribe_v2", language_code="en")
+results["english"] = {"text": english.text, "language_code": english.language_code,
+                      "words": len(english.words or [])}
+with open(speech, "rb") as audio:
     results["bad_model"] = refusal(lambda: client.speech_to_text.convert(file=audio, model_id="whisper-1"))
 
 (out / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=1))
