@@ -68,6 +68,10 @@ fn an_allowed_origin_gets_its_preflight_and_every_answer_marked() {
         assert!(exposed.contains(name), "{exposed}");
     }
     assert!(voices.header("vary").unwrap().contains("origin"));
+    // An answer to a request without Origin varies by it too, so no cache hands it to a page.
+    let plain = get(&server.url("/v1/voices"), Some(KEY_A));
+    assert_eq!(plain.header("vary"), Some("origin"));
+    assert_eq!(plain.header("access-control-allow-origin"), None);
 
     // A refusal reaches the page too, or the browser would hide its problem body.
     let refused = call("GET", &server.url("/v1/voices"), &[("origin", PAGE)], None);

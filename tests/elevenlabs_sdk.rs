@@ -216,3 +216,18 @@ fn the_elevenlabs_sdk_works_unchanged() {
         "{words:?}"
     );
 }
+
+#[test]
+fn an_instant_clone_takes_at_most_25_files() {
+    let data = temp_dir();
+    let server = Server::start(data.path(), &[]);
+    let clip = std::fs::read(fixture("clone/short.wav")).unwrap();
+    let mut parts = vec![("name", Part::Text("Wengi"))];
+    parts.extend((0..26).map(|_| ("files", Part::File("audio/wav", clip.as_slice()))));
+    let reply = post_form(&server, "/elevenlabs/v1/voices/add", &parts);
+    let detail = problem_body(&reply, 422)["detail"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(detail.contains("at most 25"), "{detail}");
+}

@@ -208,6 +208,28 @@ fn a_jobs_audio_downloads_in_any_format() {
             "{name}: {length} vs {seconds}"
         );
     }
+    // A text long enough to become a job names where its audio will be in the format asked for.
+    let long = TEXT.repeat(2_100 / TEXT.len() + 1);
+    let queued = post_json(
+        &server.url("/v1/text-to-speech/zuri?output_format=opus_48000_32"),
+        Some(KEY_A),
+        &serde_json::json!({ "text": long }),
+    );
+    assert_eq!(queued.status, 202);
+    let queued = queued.json();
+    let long_id = queued["job_id"].as_str().unwrap();
+    let url = queued["audio_url"].as_str().unwrap();
+    assert_eq!(
+        url,
+        format!("/v1/tts/jobs/{long_id}/audio?output_format=opus_48000_32")
+    );
+    let done = wait_for_job(&server, KEY_A, long_id, std::time::Duration::from_secs(120));
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let encoded = get(&server.url(url), Some(KEY_A));
+    assert_eq!(encoded.header("content-type"), Some("audio/ogg"));
+    let (rate, _, length) = probe(&encoded.body, &[]);
+    assert_eq!(rate, 48_000);
+    assert!((length - done["duration_seconds"].as_f64().unwrap()).abs() < 0.05);
     let refused = audio("?output_format=ogg");
     assert!(problem_body(&refused, 422)["detail"]
         .as_str()

@@ -95,11 +95,17 @@ impl Cors {
             header::ACCESS_CONTROL_MAX_AGE,
             HeaderValue::from_static(MAX_AGE),
         );
-        self.vary(out);
+        out.append(
+            header::VARY,
+            HeaderValue::from_static(
+                "access-control-request-method, access-control-request-headers",
+            ),
+        );
         Some(response)
     }
 
-    /// Name the allowed `origin` on a response and expose the headers clients read.
+    /// Name the allowed `origin` on a response (every response while CORS is on, a request without `Origin`
+    /// included) and expose the headers clients read.
     pub fn decorate(&self, origin: Option<&HeaderValue>, out: &mut HeaderMap) {
         if let Some(allow) = self.allow(origin) {
             out.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, allow);
@@ -108,13 +114,7 @@ impl Cors {
                 HeaderValue::from_static(EXPOSED),
             );
         }
-        if self.is_on() {
-            self.vary(out);
-        }
-    }
-
-    /// Answers differ by origin (unless every origin gets `*`), so caches must keep them apart.
-    fn vary(&self, out: &mut HeaderMap) {
+        // Answers differ by origin (unless every origin gets `*`), so caches must keep them apart.
         if matches!(self, Self::Origins(_)) {
             out.append(header::VARY, HeaderValue::from_static("origin"));
         }

@@ -115,7 +115,7 @@ impl Front {
             front
                 .routes
                 .record(route, method, status, started.elapsed().as_secs_f64());
-            if origin.is_some() {
+            if front.cors.is_on() {
                 front.cors.decorate(origin.as_ref(), response.headers_mut());
             }
             response.headers_mut().insert(REQUEST_ID, id);

@@ -52,6 +52,19 @@ impl Category {
         }
     }
 
+    /// [`Category::of`] the request's path, except that a job's audio asked for in another format (encoded on
+    /// each download) counts as synthesis, not polling.
+    pub fn of_request(method: &Method, uri: &axum::http::Uri) -> Self {
+        let category = Self::of(method, uri.path());
+        let encodes = uri
+            .query()
+            .is_some_and(|q| q.split('&').any(|p| p.starts_with("output_format=")));
+        match category {
+            Category::Status if encodes && uri.path().ends_with("/audio") => Category::Synthesis,
+            other => other,
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Category::Synthesis => "synthesis",
@@ -203,7 +216,7 @@ impl Guard {
             });
             return Err(Box::new(with_headers(error.into_response(), headers)));
         };
-        let category = Category::of(request.method(), request.uri().path());
+        let category = Category::of_request(request.method(), request.uri());
         let bucket = match category {
             Category::Synthesis => &self.limits.synthesis,
             Category::Status => &self.limits.status,
@@ -243,6 +256,25 @@ mod tests {
             Category::Synthesis
         );
         assert_eq!(Category::of(&Method::HEAD, "/v1/voices"), Category::Default);
+        let uri = axum::http::Uri::from_static;
+        assert_eq!(
+            Category::of_request(
+                &Method::GET,
+                &uri("/v1/tts/jobs/job_1/audio?output_format=mp3_44100_128")
+            ),
+            Category::Synthesis
+        );
+        assert_eq!(
+            Category::of_request(&Method::GET, &uri("/v1/tts/jobs/job_1/audio")),
+            Category::Status
+        );
+        assert_eq!(
+            Category::of_request(
+                &Method::POST,
+                &uri("/elevenlabs/v1/text-to-speech/zuri?output_format=pcm_16000")
+            ),
+            Category::Synthesis
+        );
         assert_eq!(
             Category::of(&Method::DELETE, "/v1/tts/jobs/job_1"),
             Category::Default

@@ -50,6 +50,13 @@ pub struct JobCreated {
     job_id: String,
     status: JobStatus,
     created_at: String,
+    /// Where the audio will be, in the `output_format` the request named (only when it named one: a job
+    /// stores WAV and encodes on download).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(
+        example = "/v1/tts/jobs/job_3f9a1c2e7b5d4a60b1c2d3e4f5a6b7c8/audio?output_format=mp3_44100_128"
+    )]
+    audio_url: Option<String>,
 }
 
 impl From<&JobRecord> for JobCreated {
@@ -58,6 +65,7 @@ impl From<&JobRecord> for JobCreated {
             job_id: job.id.clone(),
             status: job.status,
             created_at: job.created_at.clone(),
+            audio_url: None,
         }
     }
 }
@@ -130,7 +138,16 @@ pub async fn text_to_speech(
         .rules_for(&caller.key_id, locators)
         .await?;
     if chars > TTS_SYNC_MAX_CHARS {
-        return queue_job(&state, caller, request.text, voice_id, settings, rules).await;
+        let queued = queue_job(&state, caller, request.text, voice_id, settings, rules).await?;
+        let mut created = JobCreated::from(&queued);
+        created.audio_url = (format != crate::audio::output::OutputFormat::WAV_16K).then(|| {
+            format!(
+                "/v1/tts/jobs/{}/audio?output_format={}",
+                queued.id,
+                format.name()
+            )
+        });
+        return Ok((StatusCode::ACCEPTED, Json(created)).into_response());
     }
     let lexicon = state.dictionaries.reading(rules).await?;
     let samples = state
@@ -207,10 +224,11 @@ pub async fn create_job(
     let voice_id = request
         .voice_id
         .unwrap_or_else(|| state.settings.tts.default_voice.clone());
-    queue_job(&state, caller, request.text, voice_id, settings, rules).await
+    let queued = queue_job(&state, caller, request.text, voice_id, settings, rules).await?;
+    Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&queued))).into_response())
 }
 
-/// Queue a job for the caller and answer 202 with its id, status and creation time.
+/// Queue a job for the caller: its record.
 async fn queue_job(
     state: &AppState,
     caller: Caller,
@@ -218,7 +236,7 @@ async fn queue_job(
     voice_id: String,
     settings: VoiceSettings,
     pronunciation: Vec<Rule>,
-) -> Result<Response, ApiError> {
+) -> Result<JobRecord, ApiError> {
     let job = NewJob {
         owner: caller.key_id.to_string(),
         text,
@@ -226,8 +244,7 @@ async fn queue_job(
         settings,
         pronunciation,
     };
-    let record = state.graph.jobs.create(job).await?;
-    Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&record))).into_response())
+    Ok(state.graph.jobs.create(job).await?)
 }
 
 /// `GET /v1/tts/jobs/{job_id}` body.

@@ -333,11 +333,20 @@ pub async fn codec_permit(
 /// Decode an upload to 16 kHz mono off the async threads, once admitted (at most one decode per core runs at
 /// once, so memory and CPU stay bounded however many uploads arrive); undecodable audio is 422.
 pub async fn decode_audio(state: &AppState, form: &mut Form) -> Result<Audio16k, ApiError> {
+    decode_audio_within(state, form, DecodeLimits::default()).await
+}
+
+/// [`decode_audio`] with other limits (what is left of a request's budget over several files).
+pub async fn decode_audio_within(
+    state: &AppState,
+    form: &mut Form,
+    limits: DecodeLimits,
+) -> Result<Audio16k, ApiError> {
     let bytes = require_audio(form)?.bytes;
     let permit = codec_permit(state, "every audio decoder is busy; retry shortly").await?;
     tokio::task::spawn_blocking(move || {
         let _admitted = permit;
-        audio::load_16k(&bytes, &DecodeLimits::default())
+        audio::load_16k(&bytes, &limits)
     })
     .await
     .map_err(|_| ApiError::unprocessable("the audio could not be decoded"))?

@@ -208,7 +208,7 @@ pub async fn search(
         }
     }
     let total_count = voices.len();
-    let end = (start + size).min(total_count);
+    let end = start.saturating_add(size).min(total_count);
     let page: Vec<ElevenVoice> = voices.into_iter().skip(start).take(size).collect();
     let has_more = end < total_count;
     Ok(Json(VoicePage {
@@ -276,6 +276,10 @@ pub struct Added {
 
 /// Seconds of silence put between the clips of one clone.
 const CLIP_GAP_SECONDS: f32 = 0.3;
+/// Clips one clone takes at most (ElevenLabs takes 25).
+const MAX_CLIPS: usize = 25;
+/// Decoded audio one clone takes at most, over all its clips: the analysis keeps far less.
+const CLIPS_MAX_SECONDS: u64 = 10 * 60;
 
 /// `POST /elevenlabs/v1/voices/add`: an instant clone from one or more `files`.
 #[utoipa::path(post, path = "/elevenlabs/v1/voices/add", operation_id = "elevenlabsAddVoice", tag = "elevenlabs",
@@ -303,21 +307,44 @@ pub async fn add(
     let mut form = upload::read_form_many(multipart, ("files", "audio"), limit, &fields).await?;
     let name = display_name(form.field("name"));
     let consent = form.field("description").map(str::to_string);
+    if form.more.len() >= MAX_CLIPS {
+        return Err(ApiError::unprocessable(format!(
+            "at most {MAX_CLIPS} `files` make one voice"
+        )));
+    }
     let mut digest = sha2::Sha256::default();
-    let mut clips = Vec::new();
+    let mut samples: Vec<f32> = Vec::new();
     let mut rest = std::mem::take(&mut form.more).into_iter();
+    let budget = std::time::Duration::from_secs(CLIPS_MAX_SECONDS);
+    let rate = crate::audio::SAMPLE_RATE as usize;
     loop {
         if let Some(file) = &form.file {
             sha2::Digest::update(&mut digest, &file.bytes);
         }
-        clips.push(upload::decode_audio(&state, &mut form).await?.samples);
+        // Each clip may use what the clips before it left of the request's budget of decoded audio.
+        let used = std::time::Duration::from_secs_f64((samples.len() / rate) as f64);
+        if used >= budget {
+            return Err(ApiError::unprocessable(format!(
+                "the files hold more than {} minutes of audio together; send less",
+                CLIPS_MAX_SECONDS / 60
+            )));
+        }
+        let limits = crate::audio::DecodeLimits {
+            max_duration: budget - used,
+        };
+        let clip = upload::decode_audio_within(&state, &mut form, limits).await?;
+        if !samples.is_empty() {
+            samples.resize(
+                samples.len() + (CLIP_GAP_SECONDS * rate as f32) as usize,
+                0.0,
+            );
+        }
+        samples.extend_from_slice(&clip.samples);
         match rest.next() {
             Some(next) => form.file = Some(next),
             None => break,
         }
     }
-    let gap = vec![0.0; (CLIP_GAP_SECONDS * crate::audio::SAMPLE_RATE as f32) as usize];
-    let samples = clips.join(gap.as_slice());
     let storage = &state.settings.storage;
     if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
         return Err(ApiError::insufficient_storage(why));
