@@ -40,28 +40,12 @@ pub async fn clone_voice(
     let mut form = upload::read_form(multipart, limit, &["name", "consent"]).await?;
     let name = display_name(form.field("name"));
     let consent = form.field("consent").map(str::to_string);
-    let source_sha256 = form
-        .file
-        .as_ref()
-        .map(|audio| hex(&Sha256::digest(&audio.bytes)))
-        .unwrap_or_default();
-    let audio = upload::decode_audio(&state, &mut form).await?;
-    // A voice is stored on disk: with the disk full it is refused before any analysis is spent on it.
-    let storage = &state.settings.storage;
-    if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
-        return Err(ApiError::insufficient_storage(why));
+    let mut digest = Sha256::default();
+    if let Some(audio) = &form.file {
+        digest.update(&audio.bytes);
     }
-    let summary = state
-        .graph
-        .clone
-        .clone_voice(CloneRequest {
-            owner: caller.key_id.to_string(),
-            name,
-            consent,
-            samples: audio.samples,
-            source_sha256,
-        })
-        .await?;
+    let audio = upload::decode_audio(&state, &mut form).await?;
+    let summary = store(&state, &caller, name, consent, audio.samples, digest).await?;
     let location = format!("/v1/voices/{}", summary.voice_id);
     Ok((
         StatusCode::CREATED,
@@ -69,6 +53,33 @@ pub async fn clone_voice(
         Json(summary),
     )
         .into_response())
+}
+
+/// Make a voice for `caller` from `samples` (16 kHz mono) whose source files hashed to `digest`. A voice is
+/// stored on disk: with the disk full it is refused (507) before any analysis is spent on it.
+pub async fn store(
+    state: &AppState,
+    caller: &Caller,
+    name: String,
+    consent: Option<String>,
+    samples: Vec<f32>,
+    digest: Sha256,
+) -> Result<ClonedVoiceSummary, ApiError> {
+    let storage = &state.settings.storage;
+    if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
+        return Err(ApiError::insufficient_storage(why));
+    }
+    Ok(state
+        .graph
+        .clone
+        .clone_voice(CloneRequest {
+            owner: caller.key_id.to_string(),
+            name,
+            consent,
+            samples,
+            source_sha256: hex(&digest.finalize()),
+        })
+        .await?)
 }
 
 /// `DELETE /v1/voices/{voice_id}` (extension): the owner removes a cloned voice.

@@ -139,7 +139,14 @@ impl EmbeddedVoice {
         seed: u64,
         lexicon: Option<&Lexicon>,
     ) -> Vec<f32> {
-        self.sentence_timed(sentence, settings, seed, lexicon).0
+        let utterance = self.utterance(sentence, lexicon);
+        self.voice.render(&utterance, settings, seed)
+    }
+
+    /// A sentence normalised and transcribed (with `lexicon`, or the voice's own).
+    fn utterance(&self, sentence: &str, lexicon: Option<&Lexicon>) -> g2p::Utterance {
+        let lexicon = lexicon.unwrap_or(&self.lexicon);
+        g2p::transcribe(&lexicon.normalize(sentence), lexicon)
     }
 
     /// [`Self::sentence`], with when each word was spoken.
@@ -150,9 +157,7 @@ impl EmbeddedVoice {
         seed: u64,
         lexicon: Option<&Lexicon>,
     ) -> (Vec<f32>, Vec<SpokenWord>) {
-        let lexicon = lexicon.unwrap_or(&self.lexicon);
-        let words = lexicon.normalize(sentence);
-        let utterance = g2p::transcribe(&words, lexicon);
+        let utterance = self.utterance(sentence, lexicon);
         let (samples, times) = self.voice.render_timed(&utterance, settings, seed);
         let spoken = utterance
             .phrases

@@ -47,7 +47,8 @@ pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> 
     encoder
         .flush_to_vec::<FlushGap>(&mut out)
         .map_err(encoding)?;
-    // The Info tag replaces the placeholder first frame, so decoders trim the encoder's delay and padding.
+    // The Info tag goes into the zero-filled first frame LAME reserves for it, so decoders trim the encoder's
+    // delay and padding.
     // At the smallest frame sizes LAME writes neither; a tag frame of a larger size goes in front instead.
     if encoder.lame_tag_size() == 0 {
         return Ok(info_frame(&out, rate, samples.len()));

@@ -7,8 +7,8 @@ use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
 use axum::Json;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
-use crate::actors::clone::CloneRequest;
 use crate::clone::display_name;
 use crate::http::auth::Caller;
 use crate::http::extract::{ApiPath, ApiQuery};
@@ -312,14 +312,14 @@ pub async fn add(
             "at most {MAX_CLIPS} `files` make one voice"
         )));
     }
-    let mut digest = sha2::Sha256::default();
+    let mut digest = Sha256::new();
     let mut samples: Vec<f32> = Vec::new();
     let mut rest = std::mem::take(&mut form.more).into_iter();
     let budget = std::time::Duration::from_secs(CLIPS_MAX_SECONDS);
     let rate = crate::audio::SAMPLE_RATE as usize;
     loop {
         if let Some(file) = &form.file {
-            sha2::Digest::update(&mut digest, &file.bytes);
+            digest.update(&file.bytes);
         }
         // Each clip may use what the clips before it left of the request's budget of decoded audio.
         let used = std::time::Duration::from_secs_f64((samples.len() / rate) as f64);
@@ -345,24 +345,8 @@ pub async fn add(
             None => break,
         }
     }
-    let storage = &state.settings.storage;
-    if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
-        return Err(ApiError::insufficient_storage(why));
-    }
-    let summary = state
-        .graph
-        .clone
-        .clone_voice(CloneRequest {
-            owner: caller.key_id.to_string(),
-            name,
-            consent,
-            samples,
-            source_sha256: sha2::Digest::finalize(digest)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-        })
-        .await?;
+    let summary =
+        crate::http::cloning::store(&state, &caller, name, consent, samples, digest).await?;
     Ok(Json(Added {
         voice_id: summary.voice_id,
         requires_verification: false,

@@ -74,7 +74,11 @@ impl FormantVoice {
 
     /// Render phrases of phonemes to 16 kHz mono samples. Deterministic for a given `seed`.
     pub fn render(&self, utterance: &Utterance, settings: &VoiceSettings, seed: u64) -> Vec<f32> {
-        self.render_timed(utterance, settings, seed).0
+        if utterance.phrases.is_empty() {
+            return Vec::new();
+        }
+        let (frames, _) = plan::plan(utterance, &self.preset, settings, seed);
+        render::render(&frames, &self.preset, seed)
     }
 
     /// [`Self::render`], with when each word of the utterance is spoken (seconds from the start, in order).
@@ -87,7 +91,7 @@ impl FormantVoice {
         if utterance.phrases.is_empty() {
             return (Vec::new(), Vec::new());
         }
-        let (frames, words) = plan::plan_timed(utterance, &self.preset, settings, seed);
+        let (frames, words) = plan::plan(utterance, &self.preset, settings, seed);
         let seconds = |ms: f32| f64::from(ms) / 1000.0;
         let words = words
             .into_iter()

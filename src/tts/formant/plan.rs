@@ -68,7 +68,7 @@ impl Rng {
 
 /// Plan the control track for an utterance, with when each word of it is spoken: start and end in
 /// milliseconds, in order.
-pub fn plan_timed(
+pub fn plan(
     utterance: &Utterance,
     preset: &Preset,
     settings: &VoiceSettings,
