@@ -30,6 +30,10 @@ pub struct StreamResampler {
     /// Input samples pushed so far.
     consumed: u64,
     out: Vec<f32>,
+    /// Samples at the front of `out` that are the resampler's delay, still to be dropped.
+    delay_left: usize,
+    /// Samples handed out by [`StreamResampler::take`] so far.
+    taken: usize,
 }
 
 enum Engine {
@@ -52,12 +56,14 @@ enum Engine {
 impl StreamResampler {
     /// A resampler from `from` Hz to `to` Hz.
     pub fn new(from: u32, to: u32) -> Self {
+        let mut delay_left = 0;
         let engine = if from == to || from == 0 || to == 0 {
             Engine::Copy
         } else {
             match FftFixedIn::<f32>::new(from as usize, to as usize, CHUNK, 2, 1) {
                 Ok(resampler) => {
                     let block = resampler.output_buffer_allocate(true);
+                    delay_left = resampler.output_delay();
                     Engine::Fft {
                         resampler: Box::new(resampler),
                         pending: Vec::with_capacity(CHUNK),
@@ -77,12 +83,24 @@ impl StreamResampler {
             to,
             consumed: 0,
             out: Vec::new(),
+            delay_left,
+            taken: 0,
         }
     }
 
-    /// Output samples made so far.
+    /// Output samples made so far (aligned with the input: the resampler's delay is not counted).
     pub fn produced(&self) -> usize {
-        self.out.len()
+        self.taken + self.out.len().saturating_sub(self.delay_left)
+    }
+
+    /// The output samples ready so far, handed out once (a stream sends them on as they come); what
+    /// [`StreamResampler::finish`] returns afterwards is the rest.
+    pub fn take(&mut self) -> Vec<f32> {
+        let delay = self.delay_left.min(self.out.len());
+        self.out.drain(..delay);
+        self.delay_left -= delay;
+        self.taken += self.out.len();
+        std::mem::take(&mut self.out)
     }
 
     /// Feed the next input samples.
@@ -128,35 +146,37 @@ impl StreamResampler {
         }
     }
 
-    /// Flush the input still held and return `round(pushed * to / from)` samples aligned with the input.
+    /// Flush the input still held and return the rest of the `round(pushed * to / from)` samples, aligned
+    /// with the input (all of them when nothing was taken).
     pub fn finish(mut self) -> Vec<f32> {
         let (from, to) = (u64::from(self.from.max(1)), u64::from(self.to.max(1)));
         let expected = ((self.consumed * to + from / 2) / from) as usize;
         match &mut self.engine {
-            Engine::Copy => return self.out,
+            Engine::Copy => {}
             Engine::Fft {
                 resampler,
                 pending,
                 block,
             } => {
-                let delay = resampler.output_delay();
                 if !pending.is_empty() {
                     process(resampler, Some(pending), block, &mut self.out);
                 }
-                while self.out.len() < delay + expected {
+                while self.taken + self.out.len() < self.delay_left + expected {
                     if process(resampler, None, block, &mut self.out) == 0 {
                         break;
                     }
                 }
-                self.out.drain(..delay.min(self.out.len()));
             }
             Engine::Linear { window, .. } => {
                 // The last input sample holds to the end (no sample after it to interpolate towards).
                 let last = window.last().copied().unwrap_or(0.0);
-                self.out.resize(expected.max(self.out.len()), last);
+                let rest = expected.saturating_sub(self.taken);
+                self.out.resize(rest.max(self.out.len()), last);
             }
         }
-        self.out.resize(expected, 0.0);
+        let delay = self.delay_left.min(self.out.len());
+        self.out.drain(..delay);
+        self.out.resize(expected.saturating_sub(self.taken), 0.0);
         self.out
     }
 }
@@ -214,6 +234,25 @@ mod tests {
                     whole,
                     "{rate} -> {to} in blocks of {block}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn taking_as_it_goes_gives_the_same_samples() {
+        for (rate, to) in [(16_000, 44_100), (16_000, 8_000), (16_000, 16_000), (16_000, 22_051)] {
+            let input = sine(rate, 440.0, 0.9);
+            let whole = resample(&input, rate, to);
+            for block in [1, 700, 4096] {
+                let mut stream = StreamResampler::new(rate, to);
+                let mut out = Vec::new();
+                for b in input.chunks(block) {
+                    stream.push(b);
+                    out.extend(stream.take());
+                    assert_eq!(out.len(), stream.produced());
+                }
+                out.extend(stream.finish());
+                assert_eq!(out, whole, "{rate} -> {to} in blocks of {block}");
             }
         }
     }

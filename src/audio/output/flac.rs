@@ -7,7 +7,6 @@ use crate::audio::encode::to_i16;
 
 /// Encode mono samples at `rate` as FLAC.
 pub fn encode(samples: &[f32], rate: u32) -> Result<Vec<u8>, String> {
-    let failed = |what: &str, e: &dyn std::fmt::Debug| format!("FLAC {what} failed: {e:?}");
     let pcm: Vec<i32> = samples.iter().map(|&s| i32::from(to_i16(s))).collect();
     let config = flacenc::config::Encoder::default()
         .into_verified()
@@ -25,4 +24,86 @@ pub fn encode(samples: &[f32], rate: u32) -> Result<Vec<u8>, String> {
     let mut sink = flacenc::bitsink::ByteSink::new();
     stream.write(&mut sink).map_err(|e| failed("writing", &e))?;
     Ok(sink.as_slice().to_vec())
+}
+
+/// FLAC written as the samples come: the stream header first, with the totals and checksum left unknown (as
+/// FLAC allows for streams), then a frame for each whole block, the short last block at the end.
+pub struct FlacStream {
+    config: flacenc::error::Verified<flacenc::config::Encoder>,
+    info: flacenc::component::StreamInfo,
+    buffer: flacenc::source::FrameBuf,
+    pending: Vec<i32>,
+    frames: usize,
+    header: Option<Vec<u8>>,
+}
+
+fn failed(what: &str, e: &dyn std::fmt::Debug) -> String {
+    format!("FLAC {what} failed: {e:?}")
+}
+
+impl FlacStream {
+    /// A stream of 16-bit mono audio at `rate`.
+    pub fn new(rate: u32) -> Result<Self, String> {
+        let config = flacenc::config::Encoder::default()
+            .into_verified()
+            .map_err(|e| failed("configuration", &e))?;
+        let block = config.block_size;
+        let mut stream = flacenc::component::Stream::new(rate as usize, 1, 16)
+            .map_err(|e| failed("stream info", &e))?;
+        let info = stream.stream_info_mut();
+        info.set_block_sizes(block, block)
+            .and_then(|()| info.set_frame_sizes(0, 0))
+            .map_err(|e| failed("stream info", &e))?;
+        let info = info.clone();
+        let mut sink = flacenc::bitsink::ByteSink::new();
+        stream.write(&mut sink).map_err(|e| failed("writing", &e))?;
+        Ok(Self {
+            buffer: flacenc::source::FrameBuf::with_size(1, block)
+                .map_err(|e| failed("configuration", &e))?,
+            config,
+            info,
+            pending: Vec::new(),
+            frames: 0,
+            header: Some(sink.as_slice().to_vec()),
+        })
+    }
+
+    /// Encode the next samples; the bytes ready to send (the header first).
+    pub fn push(&mut self, samples: &[f32]) -> Result<Vec<u8>, String> {
+        self.pending
+            .extend(samples.iter().map(|&s| i32::from(to_i16(s))));
+        let mut out = self.header.take().unwrap_or_default();
+        let block = self.buffer.size();
+        let whole = self.pending.len() / block * block;
+        let blocks: Vec<i32> = self.pending.drain(..whole).collect();
+        for samples in blocks.chunks_exact(block) {
+            self.frame(samples, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The short last block.
+    pub fn finish(mut self) -> Result<Vec<u8>, String> {
+        let mut out = self.header.take().unwrap_or_default();
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.is_empty() {
+            self.frame(&rest, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn frame(&mut self, samples: &[i32], out: &mut Vec<u8>) -> Result<(), String> {
+        use flacenc::source::Fill as _;
+        self.buffer
+            .fill_interleaved(samples)
+            .map_err(|e| failed("reading samples", &e))?;
+        let frame =
+            flacenc::encode_fixed_size_frame(&self.config, &self.buffer, self.frames, &self.info)
+                .map_err(|e| failed("encoding", &e))?;
+        self.frames += 1;
+        let mut sink = flacenc::bitsink::ByteSink::new();
+        frame.write(&mut sink).map_err(|e| failed("writing", &e))?;
+        out.extend_from_slice(sink.as_slice());
+        Ok(())
+    }
 }

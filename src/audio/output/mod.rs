@@ -7,6 +7,9 @@ mod flac;
 mod g711;
 mod mp3;
 mod ogg_opus;
+mod stream;
+
+pub use stream::StreamEncoder;
 
 use super::encode::{extend_pcm16, to_i16, wav_header};
 use super::resample::resample;

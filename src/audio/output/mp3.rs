@@ -18,8 +18,8 @@ fn bitrate(kbps: u32) -> Result<Bitrate, String> {
     })
 }
 
-/// Encode mono samples at `rate` as constant-bitrate MP3 at `kbps`.
-pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> {
+/// A LAME encoder for mono audio at `rate` and `kbps`, reserving a first frame for the Info tag when `tagged`.
+fn encoder(rate: u32, kbps: u32, tagged: bool) -> Result<mp3lame_encoder::Encoder, String> {
     let failed =
         |e: mp3lame_encoder::BuildError| format!("the MP3 encoder refused its settings: {e:?}");
     let mut builder = Builder::new().ok_or("the MP3 encoder could not start")?;
@@ -32,16 +32,68 @@ pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> 
     builder.set_mode(Mode::Mono).map_err(failed)?;
     builder.set_brate(bitrate(kbps)?).map_err(failed)?;
     builder.set_quality(Quality::Good).map_err(failed)?;
-    builder.set_to_write_vbr_tag(true).map_err(failed)?;
-    let mut encoder = builder.build().map_err(failed)?;
-    let encoding = |e: mp3lame_encoder::EncodeError| format!("MP3 encoding failed: {e:?}");
-    let mut out = Vec::new();
+    builder.set_to_write_vbr_tag(tagged).map_err(failed)?;
+    builder.build().map_err(failed)
+}
+
+fn encoding(e: mp3lame_encoder::EncodeError) -> String {
+    format!("MP3 encoding failed: {e:?}")
+}
+
+/// Append the frames of `samples` that LAME has ready.
+fn encode_into(
+    encoder: &mut mp3lame_encoder::Encoder,
+    samples: &[f32],
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     for chunk in samples.chunks(8_192) {
         out.reserve(mp3lame_encoder::max_required_buffer_size(chunk.len()));
         encoder
-            .encode_to_vec(MonoPcm(chunk), &mut out)
+            .encode_to_vec(MonoPcm(chunk), out)
             .map_err(encoding)?;
     }
+    Ok(())
+}
+
+/// MP3 written as the samples come, behind an Info frame that declares the encoder's delay (the totals and
+/// the end's padding are not known when it is sent).
+pub struct Mp3Stream {
+    encoder: mp3lame_encoder::Encoder,
+    tag: Option<Vec<u8>>,
+}
+
+impl Mp3Stream {
+    /// A stream of mono audio at `rate`, constant bitrate `kbps`.
+    pub fn new(rate: u32, kbps: u32) -> Result<Self, String> {
+        Ok(Self {
+            encoder: encoder(rate, kbps, false)?,
+            tag: Some(info_frame(rate, None, 0)),
+        })
+    }
+
+    /// Encode the next samples; the frames ready to send (the Info frame first).
+    pub fn push(&mut self, samples: &[f32]) -> Result<Vec<u8>, String> {
+        let mut out = self.tag.take().unwrap_or_default();
+        encode_into(&mut self.encoder, samples, &mut out)?;
+        Ok(out)
+    }
+
+    /// The frames still buffered.
+    pub fn finish(mut self) -> Result<Vec<u8>, String> {
+        let mut out = self.tag.take().unwrap_or_default();
+        out.reserve(7_200);
+        self.encoder
+            .flush_to_vec::<FlushGap>(&mut out)
+            .map_err(encoding)?;
+        Ok(out)
+    }
+}
+
+/// Encode mono samples at `rate` as constant-bitrate MP3 at `kbps`.
+pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> {
+    let mut encoder = encoder(rate, kbps, true)?;
+    let mut out = Vec::new();
+    encode_into(&mut encoder, samples, &mut out)?;
     out.reserve(7_200);
     // Flushing with a gap writes out everything still buffered (the gapless flush keeps the last frame back).
     encoder
@@ -51,7 +103,12 @@ pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> 
     // delay and padding.
     // At the smallest frame sizes LAME writes neither; a tag frame of a larger size goes in front instead.
     if encoder.lame_tag_size() == 0 {
-        return Ok(info_frame(&out, rate, samples.len()));
+        let frames = frame_count(&out);
+        let per_frame = if rate >= 32_000 { 1_152 } else { 576 };
+        let padding = (frames * per_frame).saturating_sub(ENCODER_DELAY + samples.len());
+        let mut tagged = info_frame(rate, Some((frames, out.len())), padding);
+        tagged.extend_from_slice(&out);
+        return Ok(tagged);
     }
     {
         let mut tag = Vec::with_capacity(encoder.lame_tag_size());
@@ -69,13 +126,10 @@ pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> 
 /// LAME's encoder delay in samples: what decoders drop from the start (besides their own 529).
 const ENCODER_DELAY: usize = 576;
 
-/// `stream` (LAME's frames of `samples` samples at `rate`, without a tag) behind an Info frame of its own at
-/// 64 kbps, large enough for the LAME extension that tells decoders the delay and padding to trim.
-fn info_frame(stream: &[u8], rate: u32, samples: usize) -> Vec<u8> {
-    let frames = frame_count(stream);
+/// An Info frame of its own at 64 kbps, large enough for the LAME extension that tells decoders the delay and
+/// `padding` to trim, to go in front of LAME's frames (`totals`: their count and bytes, when known).
+fn info_frame(rate: u32, totals: Option<(usize, usize)>, padding: usize) -> Vec<u8> {
     let mpeg1 = rate >= 32_000;
-    let per_frame = if mpeg1 { 1_152 } else { 576 };
-    let padding = (frames * per_frame).saturating_sub(ENCODER_DELAY + samples);
     // Version and layer (MPEG-1 or MPEG-2 layer III, no CRC); 64 kbps; the rate's index; mono.
     let rate_index = match rate {
         44_100 | 22_050 => 0,
@@ -94,9 +148,18 @@ fn info_frame(stream: &[u8], rate: u32, samples: usize) -> Vec<u8> {
     let mut tag = Vec::with_capacity(60);
     let mut put = |bytes: &[u8]| tag.extend_from_slice(bytes);
     put(b"Info");
-    put(&3u32.to_be_bytes()); // frames and bytes follow
-    put(&(frames as u32).to_be_bytes());
-    put(&((stream.len() + size) as u32).to_be_bytes());
+    let length = match totals {
+        Some((frames, bytes)) => {
+            put(&3u32.to_be_bytes()); // frames and bytes follow
+            put(&(frames as u32).to_be_bytes());
+            put(&((bytes + size) as u32).to_be_bytes());
+            (bytes + size) as u32
+        }
+        None => {
+            put(&0u32.to_be_bytes()); // a stream: neither is known
+            0
+        }
+    };
     put(b"LAME3.100");
     put(&[0, 0]); // revision and VBR method; lowpass
     put(&[0; 8]); // peak, radio and audiophile gain
@@ -104,7 +167,7 @@ fn info_frame(stream: &[u8], rate: u32, samples: usize) -> Vec<u8> {
     let trim = ((ENCODER_DELAY.min(4095) as u32) << 12) | padding.min(4095) as u32;
     put(&trim.to_be_bytes()[1..]);
     put(&[0, 0, 0, 0]); // misc, gain, preset and surround
-    put(&((stream.len() + size) as u32).to_be_bytes());
+    put(&length.to_be_bytes());
     put(&[0, 0]); // audio CRC (not kept)
     let start = 4 + side_info;
     frame[start..start + tag.len()].copy_from_slice(&tag);
@@ -112,9 +175,7 @@ fn info_frame(stream: &[u8], rate: u32, samples: usize) -> Vec<u8> {
     let end = start + tag.len();
     let crc = crc16(&frame[..end]);
     frame[end..end + 2].copy_from_slice(&crc.to_be_bytes());
-    let mut out = frame;
-    out.extend_from_slice(stream);
-    out
+    frame
 }
 
 /// Frames in an MPEG audio layer III stream, counted by walking their headers.

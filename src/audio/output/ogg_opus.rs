@@ -12,59 +12,152 @@ const FRAMES_PER_PAGE: usize = 50;
 
 /// Encode mono samples at `rate` (8, 12, 16, 24 or 48 kHz) as Ogg Opus at `kbps`.
 pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> {
-    let failed = |e: &dyn std::fmt::Debug| format!("Opus encoding failed: {e:?}");
-    let frame = (rate / 50) as usize;
-    let scale = u64::from(GRANULE_RATE / rate);
-    let mut encoder = Encoder::builder(rate, Channels::Mono, Application::Voip)
-        .bitrate(Bitrate::Bits(kbps * 1_000))
-        .signal(Signal::Voice)
-        .complexity(10)
-        .build()
-        .map_err(|e| failed(&e))?;
-    // The look-ahead comes in input-rate samples; pre-skip is counted at 48 kHz.
-    let lookahead = encoder.lookahead() as usize;
-    let pre_skip = lookahead as u64 * scale;
-    let serial: u32 = rand::random();
-    let mut writer = PacketWriter::new(Vec::new());
-    let page = |e: std::io::Error| format!("writing Ogg pages failed: {e}");
-    writer
-        .write_packet(
-            head(rate, pre_skip as u16),
-            serial,
-            PacketWriteEndInfo::EndPage,
-            0,
-        )
-        .map_err(page)?;
-    writer
-        .write_packet(tags(), serial, PacketWriteEndInfo::EndPage, 0)
-        .map_err(page)?;
-    // Silence after the speech pushes its end out of the encoder; whole frames only.
-    let mut padded = samples.to_vec();
-    padded.resize(
-        (samples.len() + lookahead).div_ceil(frame).max(1) * frame,
-        0.0,
-    );
-    let last_granule = pre_skip + samples.len() as u64 * scale;
-    let frames = padded.len() / frame;
-    let mut packet = vec![0u8; 1_500];
-    for (i, chunk) in padded.chunks_exact(frame).enumerate() {
-        let written = encoder
-            .encode_float(chunk, &mut packet)
-            .map_err(|e| failed(&e))?;
-        let (end, granule) = match i + 1 {
-            n if n == frames => (PacketWriteEndInfo::EndStream, last_granule),
-            n if n % FRAMES_PER_PAGE == 0 => {
-                (PacketWriteEndInfo::EndPage, (n * frame) as u64 * scale)
-            }
-            n => (PacketWriteEndInfo::NormalPacket, (n * frame) as u64 * scale),
-        };
-        writer
-            .write_packet(packet[..written].to_vec(), serial, end, granule)
-            .map_err(page)?;
-    }
-    Ok(writer.into_inner())
+    let mut stream = OpusStream::new(rate, kbps)?;
+    let mut out = stream.push(samples)?;
+    out.extend(stream.finish()?);
+    Ok(out)
 }
 
+/// Ogg Opus written as the samples come: the headers at once, then each push's whole frames in a page of
+/// their own (so they can be sent at once), the last frame held back until it is known whether it ends the
+/// stream (its page carries the end flag and the final granule position, which trims the padding).
+pub struct OpusStream {
+    encoder: Encoder,
+    writer: PacketWriter<'static, Vec<u8>>,
+    serial: u32,
+    /// Samples per 20 ms frame at the input rate.
+    frame: usize,
+    /// 48 kHz granule ticks per input sample.
+    scale: u64,
+    lookahead: usize,
+    pre_skip: u64,
+    /// Input not yet a whole frame.
+    buffered: Vec<f32>,
+    /// The last encoded frame, not yet written.
+    held: Option<Vec<u8>>,
+    /// Frames encoded so far.
+    frames: usize,
+    /// Frames written so far.
+    written: usize,
+    /// Input samples pushed so far.
+    samples: u64,
+}
+
+fn failed(e: &dyn std::fmt::Debug) -> String {
+    format!("Opus encoding failed: {e:?}")
+}
+
+fn page(e: std::io::Error) -> String {
+    format!("writing Ogg pages failed: {e}")
+}
+
+impl OpusStream {
+    /// A stream of mono audio at `rate` (8, 12, 16, 24 or 48 kHz) at `kbps`; its headers are the first bytes
+    /// [`OpusStream::push`] returns.
+    pub fn new(rate: u32, kbps: u32) -> Result<Self, String> {
+        let encoder = Encoder::builder(rate, Channels::Mono, Application::Voip)
+            .bitrate(Bitrate::Bits(kbps * 1_000))
+            .signal(Signal::Voice)
+            .complexity(10)
+            .build()
+            .map_err(|e| failed(&e))?;
+        let scale = u64::from(GRANULE_RATE / rate);
+        // The look-ahead comes in input-rate samples; pre-skip is counted at 48 kHz.
+        let lookahead = encoder.lookahead() as usize;
+        let pre_skip = lookahead as u64 * scale;
+        let serial: u32 = rand::random();
+        let mut writer = PacketWriter::new(Vec::new());
+        writer
+            .write_packet(
+                head(rate, pre_skip as u16),
+                serial,
+                PacketWriteEndInfo::EndPage,
+                0,
+            )
+            .map_err(page)?;
+        writer
+            .write_packet(tags(), serial, PacketWriteEndInfo::EndPage, 0)
+            .map_err(page)?;
+        Ok(Self {
+            encoder,
+            writer,
+            serial,
+            frame: (rate / 50) as usize,
+            scale,
+            lookahead,
+            pre_skip,
+            buffered: Vec::new(),
+            held: None,
+            frames: 0,
+            written: 0,
+            samples: 0,
+        })
+    }
+
+    /// Encode the next samples; the bytes ready to send.
+    pub fn push(&mut self, samples: &[f32]) -> Result<Vec<u8>, String> {
+        self.samples += samples.len() as u64;
+        self.buffered.extend_from_slice(samples);
+        let whole = self.buffered.len() / self.frame * self.frame;
+        let input: Vec<f32> = self.buffered.drain(..whole).collect();
+        let mut packets = self.encode_frames(&input)?;
+        if let Some(last) = packets.pop() {
+            let ready = self.held.replace(last).into_iter().chain(packets).collect();
+            self.write(ready, false)?;
+        }
+        Ok(std::mem::take(self.writer.inner_mut()))
+    }
+
+    /// Pad the end with silence (pushing the speech out of the encoder's look-ahead) and write the last page.
+    pub fn finish(mut self) -> Result<Vec<u8>, String> {
+        let total = (self.samples as usize + self.lookahead)
+            .div_ceil(self.frame)
+            .max(1);
+        let mut input = std::mem::take(&mut self.buffered);
+        input.resize((total - self.frames) * self.frame, 0.0);
+        let mut packets: Vec<Vec<u8>> = self.held.take().into_iter().collect();
+        packets.extend(self.encode_frames(&input)?);
+        self.write(packets, true)?;
+        Ok(self.writer.into_inner())
+    }
+
+    fn encode_frames(&mut self, input: &[f32]) -> Result<Vec<Vec<u8>>, String> {
+        let mut packet = vec![0u8; 1_500];
+        let mut packets = Vec::with_capacity(input.len() / self.frame);
+        for chunk in input.chunks_exact(self.frame) {
+            let written = self
+                .encoder
+                .encode_float(chunk, &mut packet)
+                .map_err(|e| failed(&e))?;
+            packets.push(packet[..written].to_vec());
+            self.frames += 1;
+        }
+        Ok(packets)
+    }
+
+    /// Write packets that follow those written so far, the last ending a page (or, at the end, the stream).
+    fn write(&mut self, packets: Vec<Vec<u8>>, last: bool) -> Result<(), String> {
+        let count = packets.len();
+        for (i, packet) in packets.into_iter().enumerate() {
+            self.written += 1;
+            let n = self.written;
+            let granule = (n * self.frame) as u64 * self.scale;
+            let (end, granule) = match (i + 1 == count, last) {
+                (true, true) => (
+                    PacketWriteEndInfo::EndStream,
+                    self.pre_skip + self.samples * self.scale,
+                ),
+                (true, false) => (PacketWriteEndInfo::EndPage, granule),
+                _ if n % FRAMES_PER_PAGE == 0 => (PacketWriteEndInfo::EndPage, granule),
+                _ => (PacketWriteEndInfo::NormalPacket, granule),
+            };
+            self.writer
+                .write_packet(packet, self.serial, end, granule)
+                .map_err(page)?;
+        }
+        Ok(())
+    }
+}
 /// The identification header (RFC 7845 §5.1): version 1, mono, pre-skip, the input rate, no gain, family 0.
 fn head(rate: u32, pre_skip: u16) -> Vec<u8> {
     let mut head = b"OpusHead".to_vec();
