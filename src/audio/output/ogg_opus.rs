@@ -148,7 +148,7 @@ impl OpusStream {
                     self.pre_skip + self.samples * self.scale,
                 ),
                 (true, false) => (PacketWriteEndInfo::EndPage, granule),
-                _ if n % FRAMES_PER_PAGE == 0 => (PacketWriteEndInfo::EndPage, granule),
+                _ if n.is_multiple_of(FRAMES_PER_PAGE) => (PacketWriteEndInfo::EndPage, granule),
                 _ => (PacketWriteEndInfo::NormalPacket, granule),
             };
             self.writer

@@ -17,7 +17,7 @@ enum Writer {
     Ulaw,
     Alaw,
     Mp3(Mp3Stream),
-    Opus(OpusStream),
+    Opus(Box<OpusStream>),
     Flac(FlacStream),
 }
 
@@ -39,7 +39,7 @@ impl StreamEncoder {
             Codec::Alaw => Writer::Alaw,
             Codec::Mp3 => Writer::Mp3(Mp3Stream::new(format.rate, kbps)?),
             // Opus takes 16 kHz as it is (decoders play it at 48 kHz).
-            Codec::Opus => Writer::Opus(OpusStream::new(SAMPLE_RATE, kbps)?),
+            Codec::Opus => Writer::Opus(Box::new(OpusStream::new(SAMPLE_RATE, kbps)?)),
             Codec::Flac => Writer::Flac(FlacStream::new(format.rate)?),
         };
         let rate = match format.codec {
