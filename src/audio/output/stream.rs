@@ -18,7 +18,7 @@ enum Writer {
     Alaw,
     Mp3(Mp3Stream),
     Opus(Box<OpusStream>),
-    Flac(FlacStream),
+    Flac(Box<FlacStream>),
 }
 
 /// One answer's encoder, fed 16 kHz mono samples piece by piece.
@@ -40,7 +40,7 @@ impl StreamEncoder {
             Codec::Mp3 => Writer::Mp3(Mp3Stream::new(format.rate, kbps)?),
             // Opus takes 16 kHz as it is (decoders play it at 48 kHz).
             Codec::Opus => Writer::Opus(Box::new(OpusStream::new(SAMPLE_RATE, kbps)?)),
-            Codec::Flac => Writer::Flac(FlacStream::new(format.rate)?),
+            Codec::Flac => Writer::Flac(Box::new(FlacStream::new(format.rate)?)),
         };
         let rate = match format.codec {
             Codec::Opus => SAMPLE_RATE,
