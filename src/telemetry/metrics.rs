@@ -18,6 +18,8 @@ pub const TTS_CHARACTERS: &str = "sauti_tts_characters_total";
 pub const TTS_AUDIO_MS: &str = "sauti_tts_audio_milliseconds_total";
 /// Synthesis time over audio time, by engine.
 pub const TTS_REAL_TIME_FACTOR: &str = "sauti_tts_real_time_factor";
+/// Seconds from a streamed synthesis starting on its worker to its first audio, by engine.
+pub const TTS_FIRST_AUDIO: &str = "sauti_tts_time_to_first_audio_seconds";
 /// Milliseconds of audio transcribed, by engine.
 pub const ASR_AUDIO_MS: &str = "sauti_asr_audio_milliseconds_total";
 /// Recognition time over audio time, by engine.
@@ -60,6 +62,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
         .set_buckets_for_metric(Matcher::Full(HTTP_DURATION.into()), &latency)
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_REAL_TIME_FACTOR.into()), &rtf))
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(ASR_REAL_TIME_FACTOR.into()), &rtf))
+        .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_FIRST_AUDIO.into()), &latency))
         .map(PrometheusBuilder::build_recorder);
     let recorder = match recorder {
         Ok(recorder) => recorder,

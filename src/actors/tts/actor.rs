@@ -104,15 +104,17 @@ impl Actor for TtsActor {
         };
         metrics::gauge!(crate::telemetry::metrics::QUEUE_DEPTH, "actor" => "tts").increment(1.0);
         let job = Job {
-            pool: Arc::clone(&state.pool),
-            owner: owner.clone(),
-            synthesizer,
-            voice_id,
-            text,
-            settings,
-            lexicon,
+            work: Work {
+                pool: Arc::clone(&state.pool),
+                owner: owner.clone(),
+                synthesizer,
+                voice_id,
+                text,
+                settings,
+                lexicon,
+                cancel,
+            },
             delivery,
-            cancel,
             reply,
         };
         if !state.pool.run(&owner, move || job.run(admitted)) {
@@ -132,7 +134,7 @@ impl Drop for FinishedGuard {
 }
 
 /// Characters, audio seconds and real-time factor of a finished synthesis, for `/metrics`.
-fn record(job: &Job, samples: usize, elapsed: f64) {
+fn record(job: &Work, samples: usize, elapsed: f64) {
     let seconds = samples as f64 / f64::from(crate::audio::SAMPLE_RATE);
     // Cloned voice ids are recorded as "cloned" (telemetry::labels).
     let voice = job.voice_id.clone();
@@ -148,6 +150,13 @@ fn record(job: &Job, samples: usize, elapsed: f64) {
 
 /// One admitted synthesis request, run on a blocking worker.
 struct Job {
+    work: Work,
+    delivery: Delivery,
+    reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
+}
+
+/// What to synthesise, and where.
+struct Work {
     pool: Arc<WorkerPool>,
     owner: String,
     synthesizer: Arc<dyn Synthesizer>,
@@ -155,9 +164,7 @@ struct Job {
     text: String,
     settings: VoiceSettings,
     lexicon: Option<Arc<Lexicon>>,
-    delivery: Delivery,
     cancel: Cancel,
-    reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
 }
 
 impl Job {
@@ -165,49 +172,90 @@ impl Job {
     fn run(self, _admitted: OwnedSemaphorePermit) {
         let _finished = FinishedGuard;
         let started = std::time::Instant::now();
-        let outcome = self.synthesize();
+        let Job {
+            work,
+            delivery,
+            reply,
+        } = self;
+        if let Delivery::Stream { timed, out } = delivery {
+            if reply.send(Ok(Synthesised::Streaming)).is_ok() {
+                work.stream(timed, out, started);
+            }
+            return;
+        }
+        let outcome = work.synthesize(matches!(delivery, Delivery::Timed));
         if let Ok((samples, _)) = &outcome {
-            record(&self, samples.len(), started.elapsed().as_secs_f64());
+            record(&work, samples.len(), started.elapsed().as_secs_f64());
         }
         tracing::debug!(
-            voice_id = self.voice_id,
-            chars = self.text.chars().count(),
+            voice_id = work.voice_id,
+            chars = work.text.chars().count(),
             ok = outcome.is_ok(),
             elapsed_ms = started.elapsed().as_millis() as u64,
             "synthesised"
         );
-        match (outcome, self.delivery) {
+        match (outcome, delivery) {
             // The caller hears of success at once; delivery runs here, where the samples are still in the
             // cache of the core that made them.
             (Ok((samples, _)), Delivery::Then(then)) => {
-                let _ = self.reply.send(Ok(Synthesised::Delivering {
+                let _ = reply.send(Ok(Synthesised::Delivering {
                     samples: samples.len(),
                 }));
                 if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| then(samples))).is_err()
                 {
-                    tracing::error!(voice_id = self.voice_id, "synthesis delivery panicked");
+                    tracing::error!(voice_id = work.voice_id, "synthesis delivery panicked");
                 }
             }
             (Ok((samples, Some(words))), _) => {
-                let _ = self.reply.send(Ok(Synthesised::Timed(samples, words)));
+                let _ = reply.send(Ok(Synthesised::Timed(samples, words)));
             }
             (Ok((samples, None)), _) => {
-                let _ = self.reply.send(Ok(Synthesised::Samples(samples)));
+                let _ = reply.send(Ok(Synthesised::Samples(samples)));
             }
             (Err(error), _) => {
-                let _ = self.reply.send(Err(error));
+                let _ = reply.send(Err(error));
             }
         }
     }
 }
 
-impl Job {
+impl Work {
+    /// Hand on each piece as it is made; a failure is the stream's last item.
+    fn stream(self, timed: bool, out: super::stream::PieceSender, started: std::time::Instant) {
+        let outcome = super::stream::stream(
+            &self.pool,
+            &self.owner,
+            &self.synthesizer,
+            &self.text,
+            &self.settings,
+            self.lexicon.as_ref(),
+            &self.cancel,
+            timed,
+            &out,
+        );
+        tracing::debug!(
+            voice_id = self.voice_id,
+            chars = self.text.chars().count(),
+            ok = outcome.is_ok(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "synthesised as a stream"
+        );
+        match outcome {
+            Ok(samples) => record(&self, samples, started.elapsed().as_secs_f64()),
+            Err(failure) => {
+                let _ = out.send(Err(failed(&self.voice_id, failure)));
+            }
+        }
+    }
+
     /// Synthesise (over idle workers when there are any), turning a panic inside the synthesizer into an error
     /// for this request alone.
     /// The samples, and when each word was spoken if that was asked for.
-    fn synthesize(&self) -> Result<(Vec<f32>, Option<Vec<SpokenWord>>), SynthesisError> {
-        let voice_id = &self.voice_id;
-        let outcome = match matches!(self.delivery, Delivery::Timed) {
+    fn synthesize(
+        &self,
+        timed: bool,
+    ) -> Result<(Vec<f32>, Option<Vec<SpokenWord>>), SynthesisError> {
+        let outcome = match timed {
             false => spread::synthesize(
                 &self.pool,
                 &self.owner,
@@ -217,7 +265,7 @@ impl Job {
                 self.lexicon.as_ref(),
                 &self.cancel,
             )
-            .map(|samples| Some((samples, None))),
+            .map(|samples| (samples, None)),
             true => spread::synthesize_timed(
                 &self.synthesizer,
                 &self.text,
@@ -225,29 +273,30 @@ impl Job {
                 self.lexicon.as_ref(),
                 &self.cancel,
             )
-            .map(|timed| timed.map(|(samples, words)| (samples, Some(words)))),
+            .and_then(|timed| timed.ok_or(Failure::Untimed))
+            .map(|(samples, words)| (samples, Some(words))),
         };
-        match outcome {
-            Ok(Some(done)) => Ok(done),
-            Ok(None) => Err(SynthesisError::Untimed(voice_id.clone())),
-            Err(Failure::Invalid(invalid)) => Err(SynthesisError::Invalid(invalid)),
-            Err(Failure::Cancelled) => {
-                metrics::counter!(crate::telemetry::metrics::CANCELLED_WORK, "actor" => "tts")
-                    .increment(1);
-                tracing::info!(
-                    voice_id,
-                    "synthesis stopped: the caller went away or timed out"
-                );
-                Err(SynthesisError::Actor(crate::actors::ActorError::Timeout(
-                    "tts",
-                )))
-            }
-            Err(Failure::Panicked) => {
-                tracing::error!(voice_id, "synthesizer panicked");
-                Err(SynthesisError::Engine(
-                    "the synthesizer failed on this input".into(),
-                ))
-            }
+        outcome.map_err(|failure| failed(&self.voice_id, failure))
+    }
+}
+
+/// What a failed synthesis tells its caller (and the logs and metrics).
+fn failed(voice_id: &str, failure: Failure) -> SynthesisError {
+    match failure {
+        Failure::Invalid(invalid) => SynthesisError::Invalid(invalid),
+        Failure::Untimed => SynthesisError::Untimed(voice_id.to_string()),
+        Failure::Cancelled => {
+            metrics::counter!(crate::telemetry::metrics::CANCELLED_WORK, "actor" => "tts")
+                .increment(1);
+            tracing::info!(
+                voice_id,
+                "synthesis stopped: the caller went away or timed out"
+            );
+            SynthesisError::Actor(crate::actors::ActorError::Timeout("tts"))
+        }
+        Failure::Panicked => {
+            tracing::error!(voice_id, "synthesizer panicked");
+            SynthesisError::Engine("the synthesizer failed on this input".into())
         }
     }
 }

@@ -3,6 +3,7 @@
 mod actor;
 pub mod pool;
 pub mod spread;
+pub mod stream;
 
 pub use actor::{ToTtsActor, TtsActor, TtsArgs};
 
@@ -57,6 +58,14 @@ pub enum Delivery {
     Then(Then),
     /// The samples and when each word was spoken ([`Synthesised::Timed`]; pieces in order on one worker).
     Timed,
+    /// Each piece into the sender as soon as it and those before it are made (with word times when `timed`);
+    /// the answer ([`Synthesised::Streaming`]) comes when the work starts.
+    Stream {
+        /// Whether each piece carries when its words were spoken.
+        timed: bool,
+        /// Where the pieces go.
+        out: stream::PieceSender,
+    },
 }
 
 /// What a synthesis worker hands back.
@@ -71,6 +80,21 @@ pub enum Synthesised {
     },
     /// 16 kHz mono samples and when each word was spoken.
     Timed(Vec<f32>, Vec<crate::tts::SpokenWord>),
+    /// The work has started; its pieces are on their way.
+    Streaming,
+}
+
+/// A synthesis streamed piece by piece ([`TtsHandle::stream`]). Dropping it stops the work at its next piece.
+pub struct SpeechStream {
+    pieces: tokio::sync::mpsc::UnboundedReceiver<Result<stream::Piece, SynthesisError>>,
+    _stop_when_dropped: crate::cancel::CancelOnDrop,
+}
+
+impl SpeechStream {
+    /// The next piece, in order; `None` once the whole text is spoken. An error ends the stream.
+    pub async fn next(&mut self) -> Option<Result<stream::Piece, SynthesisError>> {
+        self.pieces.recv().await
+    }
 }
 
 /// The public face of the TtsActor.
@@ -151,6 +175,35 @@ impl TtsHandle {
         }
     }
 
+    /// Synthesise piece by piece: the stream of pieces once the work has started (errors that come before
+    /// it, such as an unknown voice or a busy service, are this call's). The pieces carry word times when
+    /// `timed` (voices that cannot tell end the stream with [`SynthesisError::Untimed`]).
+    pub async fn stream(
+        &self,
+        owner: &str,
+        voice_id: &str,
+        text: &str,
+        settings: VoiceSettings,
+        lexicon: Option<Arc<Lexicon>>,
+        timed: bool,
+    ) -> Result<SpeechStream, SynthesisError> {
+        let (out, pieces) = tokio::sync::mpsc::unbounded_channel();
+        // The stream, not this call, decides how long the work may go on: it stops when the stream is dropped.
+        let cancel = Cancel::new();
+        let stop = cancel.on_drop();
+        let delivery = Delivery::Stream { timed, out };
+        match self
+            .call_with(cancel, owner, voice_id, text, settings, lexicon, delivery)
+            .await?
+        {
+            Synthesised::Streaming => Ok(SpeechStream {
+                pieces,
+                _stop_when_dropped: stop,
+            }),
+            _ => Err(mismatch()),
+        }
+    }
+
     async fn call(
         &self,
         owner: &str,
@@ -160,11 +213,26 @@ impl TtsHandle {
         lexicon: Option<Arc<Lexicon>>,
         delivery: Delivery,
     ) -> Result<Synthesised, SynthesisError> {
-        let (owner, voice_id, text) = (owner.to_string(), voice_id.to_string(), text.to_string());
         // Dropped when this call ends however it ends: an answer, the deadline, or the caller's future dropped
         // because its client disconnected. Unfinished work then stops at its next piece.
         let cancel = Cancel::new();
         let _stop_when_gone = cancel.on_drop();
+        self.call_with(cancel, owner, voice_id, text, settings, lexicon, delivery)
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn call_with(
+        &self,
+        cancel: Cancel,
+        owner: &str,
+        voice_id: &str,
+        text: &str,
+        settings: VoiceSettings,
+        lexicon: Option<Arc<Lexicon>>,
+        delivery: Delivery,
+    ) -> Result<Synthesised, SynthesisError> {
+        let (owner, voice_id, text) = (owner.to_string(), voice_id.to_string(), text.to_string());
         self.slot
             .call(
                 "tts",

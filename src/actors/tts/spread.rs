@@ -23,6 +23,8 @@ pub enum Failure {
     Panicked,
     /// The caller went away or its deadline passed.
     Cancelled,
+    /// Word times were asked of a voice that cannot tell them.
+    Untimed,
 }
 
 struct Shared {
