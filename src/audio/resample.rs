@@ -240,7 +240,12 @@ mod tests {
 
     #[test]
     fn taking_as_it_goes_gives_the_same_samples() {
-        for (rate, to) in [(16_000, 44_100), (16_000, 8_000), (16_000, 16_000), (16_000, 22_051)] {
+        for (rate, to) in [
+            (16_000, 44_100),
+            (16_000, 8_000),
+            (16_000, 16_000),
+            (16_000, 22_051),
+        ] {
             let input = sine(rate, 440.0, 0.9);
             let whole = resample(&input, rate, to);
             for block in [1, 700, 4096] {

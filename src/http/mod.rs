@@ -21,6 +21,8 @@ mod playground;
 pub mod problem;
 mod recognition;
 mod speech;
+mod speech_stream;
+mod streaming;
 mod synthesis_body;
 pub mod upload;
 mod voices;
@@ -98,6 +100,8 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .layer(DefaultBodyLimit::disable());
     let v1 = OpenApiRouter::new()
         .routes(routes!(speech::text_to_speech))
+        .routes(routes!(speech_stream::stream))
+        .routes(routes!(speech_stream::with_timestamps))
         .routes(routes!(speech::create_job))
         .routes(routes!(speech::job_status))
         .routes(routes!(speech::job_audio))

@@ -96,11 +96,7 @@ impl Ordered {
     /// Hand on every made piece that follows those already handed on.
     fn hand_on(&self, progress: &mut Progress) {
         while progress.failure.is_none() {
-            let Some(made) = progress
-                .made
-                .get_mut(progress.sent)
-                .and_then(Option::take)
-            else {
+            let Some(made) = progress.made.get_mut(progress.sent).and_then(Option::take) else {
                 return;
             };
             let text = self.pieces[progress.sent].clone();
@@ -210,15 +206,21 @@ mod tests {
     use super::*;
     use crate::tts::EmbeddedVoice;
 
-    fn collect(
-        pool: &WorkerPool,
-        text: &str,
-        timed: bool,
-    ) -> (Result<usize, Failure>, Vec<Piece>) {
+    fn collect(pool: &WorkerPool, text: &str, timed: bool) -> (Result<usize, Failure>, Vec<Piece>) {
         let voice: Arc<dyn Synthesizer> = Arc::new(EmbeddedVoice::zuri());
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let settings = VoiceSettings::default();
-        let outcome = stream(pool, "key", &voice, text, &settings, None, &Cancel::new(), timed, &tx);
+        let outcome = stream(
+            pool,
+            "key",
+            &voice,
+            text,
+            &settings,
+            None,
+            &Cancel::new(),
+            timed,
+            &tx,
+        );
         let mut pieces = Vec::new();
         while let Ok(piece) = rx.try_recv() {
             pieces.push(piece.expect("a piece"));
@@ -278,7 +280,17 @@ mod tests {
         drop(rx);
         let text = "Habari. ".repeat(50);
         let settings = VoiceSettings::default();
-        let outcome = stream(&pool, "key", &voice, &text, &settings, None, &Cancel::new(), false, &tx);
+        let outcome = stream(
+            &pool,
+            "key",
+            &voice,
+            &text,
+            &settings,
+            None,
+            &Cancel::new(),
+            false,
+            &tx,
+        );
         assert!(matches!(outcome, Err(Failure::Cancelled)));
     }
 }

@@ -13,7 +13,9 @@ use crate::audio::SAMPLE_RATE;
 
 enum Writer {
     /// WAV (the header still to send when `true`) and raw PCM.
-    Pcm { header: bool },
+    Pcm {
+        header: bool,
+    },
     Ulaw,
     Alaw,
     Mp3(Mp3Stream),
@@ -127,7 +129,11 @@ mod tests {
         for format in OutputFormat::all() {
             let mut encoder = StreamEncoder::new(format).unwrap();
             let mut streamed = Vec::new();
-            for piece in [&samples[..third], &samples[third..2 * third], &samples[2 * third..]] {
+            for piece in [
+                &samples[..third],
+                &samples[third..2 * third],
+                &samples[2 * third..],
+            ] {
                 streamed.extend(encoder.push(piece).unwrap());
             }
             streamed.extend(encoder.finish().unwrap());
@@ -157,7 +163,12 @@ mod tests {
         for format in OutputFormat::all() {
             let mut encoder = StreamEncoder::new(format).unwrap();
             let first = encoder.push(&samples[..samples.len() / 2]).unwrap();
-            assert!(first.len() > 100, "{}: {} bytes", format.name(), first.len());
+            assert!(
+                first.len() > 100,
+                "{}: {} bytes",
+                format.name(),
+                first.len()
+            );
         }
     }
 }

@@ -1,7 +1,6 @@
 //! `POST /elevenlabs/v1/text-to-speech/{voice_id}` and `…/stream`: ElevenLabs' speech request, answered with
 //! the audio itself in `output_format` (`mp3_44100_128` by default, as ElevenLabs does).
 
-use axum::body::{Body, Bytes};
 use axum::extract::{Extension, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -18,8 +17,6 @@ use crate::tts::VoiceSettings;
 
 /// Longest `text` of one request.
 pub const MAX_TEXT_CHARS: usize = 5_000;
-/// Bytes per chunk of a streamed answer.
-const STREAM_CHUNK: usize = 16 * 1024;
 
 /// The query of the speech paths.
 // The members with no effect are read (so their types are checked) and otherwise unused.
@@ -166,6 +163,25 @@ impl Prepared {
         crate::http::formats::encode(state, self.format, samples).await
     }
 
+    /// The speech as a stream, its first piece made (with word times when `timed`).
+    pub async fn open(
+        &self,
+        state: &AppState,
+        caller: &Caller,
+        voice_id: &str,
+        timed: bool,
+    ) -> Result<crate::http::streaming::Opened, ApiError> {
+        let request = crate::http::streaming::StreamRequest {
+            owner: &caller.key_id,
+            voice_id,
+            text: &self.text,
+            settings: self.settings,
+            lexicon: self.lexicon.clone(),
+            timed,
+        };
+        crate::http::streaming::open(state, request).await
+    }
+
     /// The speech, encoded, and when each word was spoken.
     pub async fn speak_timed(
         self,
@@ -224,7 +240,8 @@ pub async fn convert(
 /// `POST /elevenlabs/v1/text-to-speech/{voice_id}/stream`.
 #[utoipa::path(post, path = "/elevenlabs/v1/text-to-speech/{voice_id}/stream", operation_id = "elevenlabsStream", tag = "elevenlabs",
     summary = "Text to speech, streamed (ElevenLabs-compatible)",
-    description = "The audio in `output_format`, sent in chunks (chunked transfer encoding) once synthesis is done.",
+    description = "The audio in `output_format`, sent in chunks (chunked transfer encoding) as each sentence is made: \
+                   the first bytes leave once the first sentence is synthesised.",
     params(("voice_id" = String, Path, description = "A voice from GET /elevenlabs/v1/voices", example = "zuri"), SpeechQuery),
     request_body = ElevenSpeechRequest,
     responses(
@@ -247,14 +264,11 @@ pub async fn stream(
 ) -> Result<Response, ApiError> {
     let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
     let format = prepared.format;
-    let audio = Bytes::from(prepared.speak(&state, &caller, &voice_id).await?);
-    let chunks: Vec<Result<Bytes, std::convert::Infallible>> = (0..audio.len())
-        .step_by(STREAM_CHUNK)
-        .map(|at| Ok(audio.slice(at..(at + STREAM_CHUNK).min(audio.len()))))
-        .collect();
+    let opened = prepared.open(&state, &caller, &voice_id, false).await?;
+    let chunks = crate::http::streaming::encoded(state, format, opened)?;
     Ok((
         [(header::CONTENT_TYPE, format.media_type())],
-        Body::from_stream(futures_util::stream::iter(chunks)),
+        crate::http::streaming::audio(chunks),
     )
         .into_response())
 }

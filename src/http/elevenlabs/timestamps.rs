@@ -3,17 +3,20 @@
 //! (`normalized_alignment`). The times come from the voice's own plan of each word (the embedded voices); a
 //! voice that cannot tell is refused with 422.
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Extension, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use base64::Engine as _;
+use futures_util::StreamExt as _;
 use serde::Serialize;
 
 use super::speech::{prepare, ElevenSpeechRequest, SpeechQuery};
 use crate::http::auth::Caller;
 use crate::http::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::http::problem::ApiError;
+use crate::http::streaming::Chunk;
 use crate::http::AppState;
 use crate::tts::alignment::{self, CharacterTimes};
 
@@ -94,10 +97,68 @@ pub async fn convert(
     ))
 }
 
+/// Places each streamed piece's characters on the whole text's timeline.
+struct Aligner {
+    text: String,
+    /// Bytes of `text` already placed.
+    placed: usize,
+    /// Seconds of audio so far.
+    seconds: f64,
+    /// When the last word so far ended (the space before the next piece's words starts there).
+    last_end: Option<f64>,
+}
+
+impl Aligner {
+    /// The line for one chunk of the stream.
+    fn line(&mut self, chunk: Chunk) -> Option<AudioWithTimestamps> {
+        let audio_base64 = base64::engine::general_purpose::STANDARD.encode(&chunk.bytes);
+        let Some(piece) = chunk.piece else {
+            // The end: the format's last bytes, and any characters after the last piece (trailing spaces).
+            let rest: Vec<char> = self.text[self.placed..].chars().collect();
+            if chunk.bytes.is_empty() && rest.is_empty() {
+                return None;
+            }
+            let at = vec![self.seconds; rest.len()];
+            let times = CharacterTimes {
+                characters: rest.iter().map(char::to_string).collect(),
+                starts: at.clone(),
+                ends: at,
+            };
+            self.placed = self.text.len();
+            return Some(AudioWithTimestamps {
+                audio_base64,
+                alignment: times.clone().into(),
+                normalized_alignment: times.into(),
+            });
+        };
+        // The piece's characters, with what lay between it and the piece before (spaces, a passed-over `...`).
+        let end = self.text[self.placed..]
+            .find(&piece.text)
+            .map_or(self.placed, |at| self.placed + at + piece.text.len());
+        let written = alignment::written(&self.text[self.placed..end], &piece.words);
+        self.placed = end;
+        let mut normalized = alignment::normalized(&piece.words);
+        if let (Some(last_end), Some(first)) = (self.last_end, piece.words.first()) {
+            normalized.characters.insert(0, " ".into());
+            normalized.starts.insert(0, last_end);
+            normalized.ends.insert(0, first.start.max(last_end));
+        }
+        self.last_end = piece.words.last().map(|w| w.end).or(self.last_end);
+        self.seconds += piece.samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
+        Some(AudioWithTimestamps {
+            audio_base64,
+            alignment: written.into(),
+            normalized_alignment: normalized.into(),
+        })
+    }
+}
+
 /// `POST /elevenlabs/v1/text-to-speech/{voice_id}/stream/with-timestamps`: newline-delimited JSON.
 #[utoipa::path(post, path = "/elevenlabs/v1/text-to-speech/{voice_id}/stream/with-timestamps", operation_id = "elevenlabsStreamWithTimestamps", tag = "elevenlabs",
     summary = "Text to speech with character timings, as newline-delimited JSON (ElevenLabs-compatible)",
-    description = "One line of JSON (the same object as `/with-timestamps`) once synthesis is done.",
+    description = "One line of JSON for each sentence as it is made (the same object as `/with-timestamps`: \
+                   the sentence's audio in base64 and its characters, timed from the start of the whole), and a \
+                   last line with the format's closing bytes.",
     params(("voice_id" = String, Path, description = "A voice from GET /elevenlabs/v1/voices", example = "zuri"), SpeechQuery),
     request_body = ElevenSpeechRequest,
     responses(
@@ -113,9 +174,32 @@ pub async fn stream(
     ApiQuery(query): ApiQuery<SpeechQuery>,
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
 ) -> Result<Response, ApiError> {
-    let answer = timed(&state, &caller, &voice_id, query, request).await?;
-    let mut line = serde_json::to_vec(&answer)
-        .map_err(|e| ApiError::new(crate::http::codes::ErrorCode::InternalError, e.to_string()))?;
-    line.push(b'\n');
-    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], line).into_response())
+    let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
+    let format = prepared.format;
+    let mut aligner = Aligner {
+        text: prepared.text.clone(),
+        placed: 0,
+        seconds: 0.0,
+        last_end: None,
+    };
+    let opened = prepared.open(&state, &caller, &voice_id, true).await?;
+    let chunks = crate::http::streaming::encoded(state, format, opened)?;
+    let lines = chunks.filter_map(move |chunk| {
+        let line = chunk
+            .map(|chunk| aligner.line(chunk))
+            .transpose()
+            .map(|line| {
+                line.map(|answer| {
+                    let mut line = serde_json::to_vec(&answer).unwrap_or_default();
+                    line.push(b'\n');
+                    Bytes::from(line)
+                })
+            });
+        std::future::ready(line)
+    });
+    Ok((
+        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(lines),
+    )
+        .into_response())
 }
