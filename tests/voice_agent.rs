@@ -326,3 +326,46 @@ fn bad_requests_get_problem_details() {
     );
     problem(&audio, 422, "no `audio`");
 }
+
+#[test]
+fn the_reply_comes_in_the_output_format_asked_for() {
+    let data = temp_dir();
+    let server = Server::start(data.path(), &[]);
+    let turn = |query: &str| {
+        post_json(
+            &server.url(&format!("/v1/voice-agent/converse{query}")),
+            Some(KEY_A),
+            &json!({ "scenario": "banking", "text": "Nataka kujua salio langu" }),
+        )
+    };
+    let reply = turn("?output_format=mp3_44100_128");
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let body = reply.json();
+    assert_eq!(body["content_type"], "audio/mpeg");
+    let audio = base64::engine::general_purpose::STANDARD
+        .decode(body["audio_base64"].as_str().unwrap())
+        .unwrap();
+    let (rate, channels, seconds) = common::ffmpeg::probe(&audio, &[]);
+    assert_eq!((rate, channels), (44_100, 1));
+    let promised = body["duration_seconds"].as_f64().unwrap();
+    assert!((seconds - promised).abs() < 0.05, "{seconds} vs {promised}");
+    // Telephony: μ-law at 8 kHz, one byte a sample.
+    let ulaw = turn("?output_format=ulaw_8000").json();
+    assert_eq!(ulaw["content_type"], "audio/basic");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(ulaw["audio_base64"].as_str().unwrap())
+        .unwrap();
+    let seconds = bytes.len() as f64 / 8_000.0;
+    assert!((seconds - ulaw["duration_seconds"].as_f64().unwrap()).abs() < 0.01);
+    // An unknown format is refused before the turn is taken.
+    let refused = turn("?output_format=mp3");
+    assert!(problem_body(&refused, 422)["detail"]
+        .as_str()
+        .unwrap()
+        .contains("mp3_44100_128"));
+}

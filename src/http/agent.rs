@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
 use super::codes::ErrorCode;
-use super::extract::ApiJson;
+use super::extract::{ApiJson, ApiQuery};
+use super::formats::FormatQuery;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
@@ -59,20 +60,24 @@ pub struct ConverseResponse {
 
 /// `POST /v1/voice-agent/converse`.
 #[utoipa::path(post, path = "/v1/voice-agent/converse", operation_id = "converse", tag = "agent", summary = "One text turn with the voice agent",
+    description = "The reply's audio is a 16 kHz WAV unless `output_format` names another (its media type in `content_type`).",
+    params(FormatQuery),
     request_body = ConverseRequest,
     responses(
         (status = 200, description = "The reply, spoken", body = ConverseResponse),
         (status = 404, description = "No such voice or pronunciation dictionary, or no such session for this key (expired or never started)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "Empty or too long text, or an unknown scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text, an unknown scenario or an unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "The dialogue backend failed and no fallback is configured, or synthesis is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn converse(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     headers: HeaderMap,
+    ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<ConverseRequest>,
 ) -> Result<Json<ConverseResponse>, ApiError> {
+    let format = query.format()?;
     let max = state.settings.dialogue.max_text_chars;
     if request.text.trim().is_empty() {
         return Err(ApiError::unprocessable("`text` must not be empty"));
@@ -91,6 +96,7 @@ pub async fn converse(
         request.session_id,
         request.text,
     )?;
+    request.format = format;
     request.pronunciation = state
         .dictionaries
         .resolve(&caller.key_id, &locators)
@@ -121,6 +127,7 @@ fn agent_request(
         text,
         voice_id,
         pronunciation: None,
+        format: crate::audio::output::OutputFormat::WAV_16K,
     })
 }
 
@@ -135,7 +142,7 @@ fn respond(request: AgentRequest, turn: AgentTurn, headers: &HeaderMap) -> Conve
         user_text: turn.user_text,
         agent_text: turn.agent_text,
         audio_base64: turn.audio_base64,
-        content_type: "audio/wav",
+        content_type: request.format.media_type(),
         scenario: turn.scenario,
         voice_id: request.voice_id,
         session_id: turn.session_id,
@@ -147,6 +154,8 @@ fn respond(request: AgentRequest, turn: AgentTurn, headers: &HeaderMap) -> Conve
 
 /// `POST /v1/voice-agent/converse/audio`: recognition, dialogue and synthesis in one turn.
 #[utoipa::path(post, path = "/v1/voice-agent/converse/audio", operation_id = "converseAudio", tag = "agent", summary = "One spoken turn with the voice agent",
+    description = "The reply's audio is a 16 kHz WAV unless `output_format` names another (its media type in `content_type`).",
+    params(FormatQuery),
     request_body(content = crate::http::openapi::ConverseAudioForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "The reply, spoken; `user_text` is the transcript and `timings_ms.asr` the recognition time", body = ConverseResponse),
@@ -155,15 +164,17 @@ fn respond(request: AgentRequest, turn: AgentTurn, headers: &HeaderMap) -> Conve
         (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 413, description = "The audio is larger than 25 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "No `audio` part, undecodable audio, no speech recognised in it, or an unknown scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "No `audio` part, undecodable audio, no speech recognised in it, an unknown scenario or an unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "No speech recognition model is installed (the detail names the one to fetch), or a stage is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn converse_audio(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     headers: HeaderMap,
+    ApiQuery(query): ApiQuery<FormatQuery>,
     multipart: ApiMultipart,
 ) -> Result<Json<ConverseResponse>, ApiError> {
+    let format = query.format()?;
     let limit = state.settings.asr.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
     let fields = [
@@ -183,6 +194,7 @@ pub async fn converse_audio(
         field("session_id"),
         String::new(),
     )?;
+    request.format = format;
     let locators: Vec<crate::dictionaries::Locator> =
         match form.field("pronunciation_dictionary_locators") {
             None => Vec::new(),

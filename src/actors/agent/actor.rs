@@ -108,6 +108,7 @@ async fn turn(
         &request.voice_id,
         &dialogue.reply.text,
         request.pronunciation.clone(),
+        request.format,
     )
     .await?;
     let tts_ms = spoken.elapsed().as_millis() as u64;
@@ -137,6 +138,7 @@ async fn speak(
     voice_id: &str,
     text: &str,
     lexicon: Option<std::sync::Arc<crate::tts::lexicon::Lexicon>>,
+    format: crate::audio::output::OutputFormat,
 ) -> Result<(usize, String), AgentError> {
     let mut attempt = 0u32;
     loop {
@@ -150,8 +152,10 @@ async fn speak(
                 VoiceSettings::default(),
                 lexicon.clone(),
                 move |samples| {
-                    let wav = audio::encode_wav_16k(&samples);
-                    let _ = sender.send(base64::engine::general_purpose::STANDARD.encode(wav));
+                    let encoded = format
+                        .encode(&samples)
+                        .map(|audio| base64::engine::general_purpose::STANDARD.encode(audio));
+                    let _ = sender.send(encoded);
                 },
             )
             .await;
@@ -159,7 +163,11 @@ async fn speak(
             Ok(samples) => {
                 let audio = receiver
                     .await
-                    .map_err(|_| SynthesisError::Engine("encoding the reply failed".into()))?;
+                    .map_err(|_| "the reply's encoder stopped".to_string())
+                    .and_then(|encoded| encoded)
+                    .map_err(|e| {
+                        SynthesisError::Engine(format!("encoding the reply failed: {e}"))
+                    })?;
                 return Ok((samples, audio));
             }
             Err(SynthesisError::Actor(ActorError::Busy { .. } | ActorError::Restarting(_)))

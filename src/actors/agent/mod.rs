@@ -32,6 +32,8 @@ pub struct AgentRequest {
     /// The lexicon the reply is read with (the request's pronunciation dictionaries over the server's
     /// lexicon); `None`: the voice's own.
     pub pronunciation: Option<Arc<crate::tts::lexicon::Lexicon>>,
+    /// The format the reply's audio is encoded in.
+    pub format: crate::audio::output::OutputFormat,
 }
 
 /// What an audio-mode turn heard: 16 kHz mono samples and their language.
