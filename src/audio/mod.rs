@@ -20,6 +20,7 @@ pub mod resample;
 pub mod sniff;
 mod structure;
 mod tags;
+pub mod vad;
 
 use std::time::Duration;
 
