@@ -8,6 +8,7 @@
 //! - [`asr`] — speech recognition with bounded admission on blocking threads.
 //! - [`agent`] — one voice-agent turn: (recognition,) dialogue, then speech.
 //! - [`clone`] — voice cloning: speaker analysis, storage and publication of cloned voices.
+//! - [`realtime`] — one actor per live voice-agent conversation: turn-taking, streamed replies, barge-in.
 //! - [`supervisor`] — spawning, restart budget, readiness.
 
 pub mod agent;
@@ -17,6 +18,7 @@ pub mod dialogue;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
 pub mod jobs;
+pub mod realtime;
 pub mod supervisor;
 pub mod tts;
 

@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use config::{Config, Environment, File, FileFormat};
 use serde::{Deserialize, Serialize};
 
+mod realtime;
 mod server;
 mod speech;
 
+pub use realtime::{RealtimeSettings, END_OF_TURN_RANGE_MS};
 pub use server::ServerSettings;
 pub use speech::{AsrSettings, CloneSettings, CtcRoute, TtsSettings, VoiceSettingsEntry};
 
@@ -40,6 +42,8 @@ pub struct Settings {
     pub supervisor: SupervisorSettings,
     /// The voice agent's dialogue layer.
     pub dialogue: DialogueSettings,
+    /// The realtime voice agent's sockets.
+    pub realtime: RealtimeSettings,
     /// Model files and ONNX Runtime.
     pub models: ModelSettings,
     /// `GET /metrics`.
@@ -261,6 +265,9 @@ impl Settings {
             })
         };
         if let Some((key, problem)) = self.server.problem() {
+            return invalid(key, &problem);
+        }
+        if let Some((key, problem)) = self.realtime.problem() {
             return invalid(key, &problem);
         }
         for (key, value) in [

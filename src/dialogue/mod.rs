@@ -65,6 +65,22 @@ pub struct Session {
     pub offered: Vec<[u8; 32]>,
 }
 
+impl Session {
+    /// The caller talked over the agent's last reply: the history keeps only `heard`, the part of it that
+    /// reached the caller (nothing of it when none did).
+    pub fn interrupted(&mut self, heard: &str) {
+        let Some(at) = self.history.iter().rposition(|(role, _)| *role == Role::Agent) else {
+            return;
+        };
+        match heard.trim() {
+            "" => {
+                self.history.remove(at);
+            }
+            heard => self.history[at].1 = heard.to_string(),
+        }
+    }
+}
+
 /// The most history lines kept per session (older ones are dropped).
 pub const HISTORY_LIMIT: usize = 40;
 

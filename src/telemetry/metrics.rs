@@ -20,6 +20,12 @@ pub const TTS_AUDIO_MS: &str = "sauti_tts_audio_milliseconds_total";
 pub const TTS_REAL_TIME_FACTOR: &str = "sauti_tts_real_time_factor";
 /// Seconds from a streamed synthesis starting on its worker to its first audio, by engine.
 pub const TTS_FIRST_AUDIO: &str = "sauti_tts_time_to_first_audio_seconds";
+/// Realtime voice-agent sessions open now.
+pub const REALTIME_SESSIONS: &str = "sauti_realtime_sessions";
+/// Seconds from the end of the caller's speech to the first byte of the agent's reply, per realtime turn.
+pub const REALTIME_VOICE_TO_VOICE: &str = "sauti_realtime_voice_to_voice_seconds";
+/// Replies the caller talked over (barge-in).
+pub const REALTIME_INTERRUPTIONS: &str = "sauti_realtime_interruptions_total";
 /// Milliseconds of audio transcribed, by engine.
 pub const ASR_AUDIO_MS: &str = "sauti_asr_audio_milliseconds_total";
 /// Recognition time over audio time, by engine.
@@ -63,6 +69,9 @@ pub fn install() -> Option<&'static PrometheusHandle> {
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_REAL_TIME_FACTOR.into()), &rtf))
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(ASR_REAL_TIME_FACTOR.into()), &rtf))
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_FIRST_AUDIO.into()), &latency))
+        .and_then(|b| {
+            b.set_buckets_for_metric(Matcher::Full(REALTIME_VOICE_TO_VOICE.into()), &latency)
+        })
         .map(PrometheusBuilder::build_recorder);
     let recorder = match recorder {
         Ok(recorder) => recorder,

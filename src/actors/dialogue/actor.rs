@@ -30,6 +30,15 @@ pub enum ToDialogueActor {
         /// Whether a turn with these would be taken.
         reply: RpcReplyPort<Result<(), TurnError>>,
     },
+    /// The caller talked over the agent's last reply in a session: the history keeps only what was heard.
+    Interrupted {
+        /// The session's owner.
+        owner: String,
+        /// The session.
+        session_id: String,
+        /// The part of the reply the caller heard.
+        heard: String,
+    },
     /// Reload scenario files that changed.
     Reload,
 }
@@ -80,6 +89,21 @@ impl Actor for DialogueActor {
             }
             ToDialogueActor::Check { request, reply } => {
                 let _ = reply.send(resolve(state, &request).map(|_| ()));
+            }
+            ToDialogueActor::Interrupted {
+                owner,
+                session_id,
+                heard,
+            } => {
+                let sessions = Arc::clone(&state.sessions);
+                tokio::spawn(async move {
+                    let Some(scenario) = sessions.scenario_of(&owner, &session_id) else {
+                        return;
+                    };
+                    if let Ok((_, session)) = sessions.open(&owner, &scenario, Some(&session_id)) {
+                        session.lock().await.interrupted(&heard);
+                    }
+                });
             }
             ToDialogueActor::Turn { request, reply } => {
                 let state = state.clone();

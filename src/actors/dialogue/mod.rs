@@ -92,6 +92,17 @@ impl DialogueHandle {
             .await?
     }
 
+    /// The caller talked over the last reply of session `session_id`: its history keeps only `heard` of it.
+    pub fn interrupted(&self, owner: &str, session_id: &str, heard: &str) {
+        if let Some(actor) = self.slot.get() {
+            let _ = actor.cast(ToDialogueActor::Interrupted {
+                owner: owner.to_string(),
+                session_id: session_id.to_string(),
+                heard: heard.to_string(),
+            });
+        }
+    }
+
     /// Whether the actor is running (readiness).
     pub fn is_up(&self) -> bool {
         self.slot.get().is_some()

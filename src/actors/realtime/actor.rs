@@ -1,0 +1,389 @@
+//! The SessionActor: turn-taking and barge-in for one realtime conversation.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use tokio::sync::mpsc;
+
+use super::turn::{self, Said, TurnEvent};
+use super::{Inbound, Outbound, Services, SessionOptions};
+use crate::audio::vad::{StreamingVad, VadEvent};
+use crate::tts::alignment;
+use crate::tts::SpokenWord;
+
+/// Messages to a session.
+pub enum ToSession {
+    /// From the client.
+    Inbound(Inbound),
+    /// From one of the session's turns.
+    Turn {
+        /// Which turn.
+        turn: u64,
+        /// What happened.
+        event: TurnEvent,
+    },
+    /// Time passes: idle and length limits, pings.
+    Tick,
+}
+
+/// What a session starts with.
+pub struct SessionArgs {
+    pub(super) services: Services,
+    pub(super) options: SessionOptions,
+    pub(super) out: mpsc::Sender<Outbound>,
+    pub(super) cut: Arc<AtomicU64>,
+}
+
+/// One realtime conversation.
+pub struct SessionActor;
+
+/// How often the session looks at the clock.
+const TICK: Duration = Duration::from_millis(250);
+/// How often the client is pinged.
+const PING_EVERY: Duration = Duration::from_secs(15);
+
+/// A turn in progress.
+struct Current {
+    id: u64,
+    task: tokio::task::JoinHandle<()>,
+    /// The turn's audio, until it is recognised (a turn that continues after a pause is recognised whole).
+    audio: Option<Vec<f32>>,
+    /// The reply, once the dialogue layer has given it.
+    reply: Option<String>,
+    /// When the caller stopped speaking.
+    ended_speaking: Instant,
+}
+
+/// A reply whose audio has gone to the client, which plays it in real time.
+struct Playing {
+    turn: u64,
+    reply: String,
+    first_audio: Instant,
+    /// Each piece's written text and where it starts and ends in the reply, in seconds, with its words.
+    pieces: Vec<(String, f64, f64, Vec<SpokenWord>)>,
+    seconds: f64,
+    last_event: u64,
+}
+
+impl Playing {
+    /// Whether the client may still be playing it.
+    fn audible(&self, producing: bool) -> bool {
+        producing || self.first_audio.elapsed().as_secs_f64() < self.seconds
+    }
+
+    /// The part of the reply played by now: whole pieces, and the characters of the piece under way whose time
+    /// has come (where the voice timed its words).
+    fn heard(&self) -> String {
+        let at = self.first_audio.elapsed().as_secs_f64();
+        let mut heard = String::new();
+        for (text, start, end, words) in &self.pieces {
+            if *end <= at {
+                heard.push_str(text);
+                heard.push(' ');
+                continue;
+            }
+            if *start < at && !words.is_empty() {
+                let times = alignment::written(text, words);
+                let said: String = times
+                    .characters
+                    .iter()
+                    .zip(&times.ends)
+                    .take_while(|(_, &end)| end <= at)
+                    .map(|(c, _)| c.as_str())
+                    .collect();
+                heard.push_str(said.trim_end());
+            }
+            break;
+        }
+        heard.trim().to_string()
+    }
+}
+
+/// A session's state.
+pub struct State {
+    args: SessionArgs,
+    myself: ActorRef<ToSession>,
+    vad: StreamingVad,
+    current: Option<Current>,
+    playing: Option<Playing>,
+    turns: u64,
+    events: u64,
+    started: Instant,
+    last_heard: Instant,
+    last_ping: Instant,
+}
+
+impl Actor for SessionActor {
+    type Msg = ToSession;
+    type State = State;
+    type Arguments = SessionArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        args: SessionArgs,
+    ) -> Result<State, ActorProcessingErr> {
+        myself.send_interval(TICK, || ToSession::Tick);
+        let started = Outbound::Started {
+            conversation_id: format!("conv_{}", uuid::Uuid::new_v4().simple()),
+            format: args.options.format,
+        };
+        let _ = args.out.try_send(started);
+        Ok(State {
+            vad: StreamingVad::new(args.options.end_of_turn),
+            args,
+            myself,
+            current: None,
+            playing: None,
+            turns: 0,
+            events: 0,
+            started: Instant::now(),
+            last_heard: Instant::now(),
+            last_ping: Instant::now(),
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        #[cfg(feature = "fault-injection")]
+        if matches!(message, ToSession::Inbound(_)) {
+            crate::actors::faults::maybe_panic("realtime");
+        }
+        match message {
+            ToSession::Inbound(Inbound::Audio(samples)) => {
+                state.last_heard = Instant::now();
+                for event in state.vad.push(&samples) {
+                    match event {
+                        VadEvent::SpeechStarted => state.caller_started(),
+                        VadEvent::TurnEnded(audio) => state.turn_ended(audio),
+                    }
+                }
+            }
+            ToSession::Inbound(Inbound::UserMessage(text)) => {
+                state.last_heard = Instant::now();
+                state.caller_started();
+                state.begin(Said::Text(text), None);
+            }
+            ToSession::Inbound(Inbound::Alive) => state.last_heard = Instant::now(),
+            ToSession::Turn { turn, event } => state.turn_event(turn, event),
+            ToSession::Tick => state.tick(),
+        }
+        if state.args.out.is_closed() {
+            myself.stop(None);
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        if let Some(current) = state.current.take() {
+            current.task.abort();
+        }
+        Ok(())
+    }
+}
+
+impl State {
+    /// Queue an event for the client; a client too slow to take them ends the session.
+    fn send(&mut self, event: Outbound) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.args.out.try_send(event) {
+            tracing::info!("realtime client stopped reading; the session ends");
+            self.myself.stop(Some("the client stopped reading".into()));
+        }
+    }
+
+    fn close(&mut self, code: u16, reason: String) {
+        self.send(Outbound::Close { code, reason });
+        self.myself.stop(None);
+    }
+
+    /// The caller began to speak: an audible reply stops at once.
+    fn caller_started(&mut self) {
+        let producing = |p: &Playing| self.current.as_ref().is_some_and(|c| c.id == p.turn);
+        if self.playing.as_ref().is_some_and(|p| p.audible(producing(p))) {
+            self.interrupt();
+        }
+    }
+
+    /// Stop the reply being played: the client is told to drop what it has not played, the session's history
+    /// keeps what was heard.
+    fn interrupt(&mut self) {
+        let Some(playing) = self.playing.take() else {
+            return;
+        };
+        if let Some(current) = self.current.take_if(|c| c.id == playing.turn) {
+            current.task.abort();
+        }
+        self.args.cut.store(playing.last_event, Ordering::Release);
+        metrics::counter!(crate::telemetry::metrics::REALTIME_INTERRUPTIONS).increment(1);
+        self.send(Outbound::Interruption {
+            event_id: playing.last_event,
+        });
+        let heard = playing.heard();
+        self.forget_unheard(&heard);
+        self.send(Outbound::Correction {
+            original: playing.reply,
+            corrected: heard,
+        });
+    }
+
+    /// The dialogue session's last reply is kept only as far as it was heard.
+    fn forget_unheard(&self, heard: &str) {
+        if let Some(session) = &self.args.options.session_id {
+            self.args
+                .services
+                .dialogue
+                .interrupted(&self.args.options.owner, session, heard);
+        }
+    }
+
+    /// The caller's turn is over: recognise and answer it. A turn still being recognised is recognised again
+    /// with this audio after it; a reply not yet spoken is dropped.
+    fn turn_ended(&mut self, audio: Vec<f32>) {
+        let mut said = audio;
+        if let Some(current) = self.current.take() {
+            current.task.abort();
+            match (current.audio, current.reply) {
+                (Some(mut earlier), _) => {
+                    earlier.extend_from_slice(&said);
+                    said = earlier;
+                }
+                (None, Some(reply)) if self.playing.as_ref().is_none_or(|p| p.turn != current.id) => {
+                    self.forget_unheard("");
+                    self.send(Outbound::Correction {
+                        original: reply,
+                        corrected: String::new(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        let kept = said.clone();
+        self.begin(Said::Audio(said), Some(kept));
+    }
+
+    fn begin(&mut self, said: Said, audio: Option<Vec<f32>>) {
+        if let Some(current) = self.current.take() {
+            current.task.abort();
+        }
+        self.turns += 1;
+        let id = self.turns;
+        let task = tokio::spawn(turn::run(
+            self.args.services.clone(),
+            self.args.options.clone(),
+            said,
+            id,
+            self.myself.clone(),
+        ));
+        self.current = Some(Current {
+            id,
+            task,
+            audio,
+            reply: None,
+            ended_speaking: Instant::now(),
+        });
+    }
+
+    fn turn_event(&mut self, turn: u64, event: TurnEvent) {
+        let Some(current) = self.current.as_mut().filter(|c| c.id == turn) else {
+            return;
+        };
+        match event {
+            TurnEvent::Heard(text) => {
+                current.audio = None;
+                self.send(Outbound::UserTranscript(text));
+            }
+            TurnEvent::Nothing => self.current = None,
+            TurnEvent::Answered { text, session_id } => {
+                current.reply = Some(text.clone());
+                self.args.options.session_id = Some(session_id.clone());
+                self.send(Outbound::AgentResponse { text, session_id });
+            }
+            TurnEvent::Piece {
+                audio,
+                text,
+                seconds,
+                words,
+            } => self.piece(turn, audio, text, seconds, words),
+            TurnEvent::Done => self.current = None,
+            TurnEvent::Failed(error) => {
+                tracing::warn!(%error, "a realtime turn failed");
+                self.current = None;
+                self.send(Outbound::Close {
+                    code: 1011,
+                    reason: format!("the turn failed: {error}"),
+                });
+                self.myself.stop(None);
+            }
+        }
+    }
+
+    fn piece(&mut self, turn: u64, audio: Vec<u8>, text: String, seconds: f64, words: Vec<SpokenWord>) {
+        let Some(current) = self.current.as_ref() else {
+            return;
+        };
+        let reply = current.reply.clone().unwrap_or_default();
+        if self.playing.as_ref().is_none_or(|p| p.turn != turn) {
+            // The caller is speaking again before the reply began: it is not spoken over them.
+            if self.vad.in_speech() {
+                if let Some(current) = self.current.take() {
+                    current.task.abort();
+                }
+                self.forget_unheard("");
+                self.send(Outbound::Correction {
+                    original: reply,
+                    corrected: String::new(),
+                });
+                return;
+            }
+            metrics::histogram!(crate::telemetry::metrics::REALTIME_VOICE_TO_VOICE)
+                .record(current.ended_speaking.elapsed().as_secs_f64());
+            self.playing = Some(Playing {
+                turn,
+                reply,
+                first_audio: Instant::now(),
+                pieces: Vec::new(),
+                seconds: 0.0,
+                last_event: 0,
+            });
+        }
+        self.events += 1;
+        let event_id = self.events;
+        if let Some(playing) = self.playing.as_mut() {
+            let start = playing.seconds;
+            playing.seconds += seconds;
+            playing.last_event = event_id;
+            if !text.is_empty() {
+                playing.pieces.push((text, start, playing.seconds, words));
+            }
+        }
+        self.send(Outbound::Audio { event_id, audio });
+    }
+
+    fn tick(&mut self) {
+        let options = &self.args.options;
+        if self.last_heard.elapsed() >= options.idle {
+            let seconds = options.idle.as_secs();
+            return self.close(1000, format!("nothing was received for {seconds} s; the session is closed"));
+        }
+        if self.started.elapsed() >= options.max_duration {
+            let seconds = options.max_duration.as_secs();
+            return self.close(1000, format!("the session reached its longest allowed length, {seconds} s"));
+        }
+        if self.last_ping.elapsed() >= PING_EVERY {
+            self.last_ping = Instant::now();
+            self.events += 1;
+            let event_id = self.events;
+            self.send(Outbound::Ping { event_id });
+        }
+    }
+}

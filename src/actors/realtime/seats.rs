@@ -1,0 +1,101 @@
+//! How many realtime sessions may be open: per API key and in all. A seat is taken before the socket is
+//! accepted (so a refusal is an HTTP answer the client can read) and given back when the session ends.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The open sessions, counted.
+#[derive(Debug)]
+pub struct Seats {
+    max_per_key: usize,
+    max_total: usize,
+    taken: Mutex<HashMap<String, usize>>,
+}
+
+/// Why no seat was given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeatError {
+    /// This key holds its share.
+    #[error("this API key already has {0} realtime sessions open (realtime.max_sessions_per_key); close one first")]
+    KeyFull(usize),
+    /// The server holds all it may.
+    #[error("the server already holds {0} realtime sessions (realtime.max_sessions); try again shortly")]
+    ServerFull(usize),
+}
+
+/// One open session's place; given back when dropped.
+#[derive(Debug)]
+pub struct Seat {
+    seats: Arc<Seats>,
+    owner: String,
+}
+
+impl Seats {
+    /// Room for `max_per_key` sessions per key and `max_total` in all.
+    pub fn new(max_per_key: usize, max_total: usize) -> Arc<Self> {
+        Arc::new(Self {
+            max_per_key,
+            max_total,
+            taken: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A seat for `owner`, or why not.
+    pub fn take(self: &Arc<Self>, owner: &str) -> Result<Seat, SeatError> {
+        let mut taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
+        let total: usize = taken.values().sum();
+        if total >= self.max_total {
+            return Err(SeatError::ServerFull(self.max_total));
+        }
+        let own = taken.entry(owner.to_string()).or_default();
+        if *own >= self.max_per_key {
+            return Err(SeatError::KeyFull(self.max_per_key));
+        }
+        *own += 1;
+        metrics::gauge!(crate::telemetry::metrics::REALTIME_SESSIONS).increment(1.0);
+        Ok(Seat {
+            seats: Arc::clone(self),
+            owner: owner.to_string(),
+        })
+    }
+
+    /// Sessions open now.
+    pub fn open(&self) -> usize {
+        self.taken
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .sum()
+    }
+}
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        let mut taken = self.seats.taken.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(own) = taken.get_mut(&self.owner) {
+            *own = own.saturating_sub(1);
+            if *own == 0 {
+                taken.remove(&self.owner);
+            }
+        }
+        metrics::gauge!(crate::telemetry::metrics::REALTIME_SESSIONS).decrement(1.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_are_counted_per_key_and_in_all_and_given_back() {
+        let seats = Seats::new(2, 3);
+        let a1 = seats.take("a").unwrap();
+        let _a2 = seats.take("a").unwrap();
+        assert_eq!(seats.take("a").unwrap_err(), SeatError::KeyFull(2));
+        let _b1 = seats.take("b").unwrap();
+        assert_eq!(seats.take("c").unwrap_err(), SeatError::ServerFull(3));
+        drop(a1);
+        assert_eq!(seats.open(), 2);
+        assert!(seats.take("c").is_ok());
+    }
+}

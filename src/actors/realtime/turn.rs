@@ -1,0 +1,208 @@
+//! One realtime turn, run as a task beside its session: recognition (for a spoken turn), the dialogue turn with
+//! its safety checks, then the reply's speech streamed and encoded piece by piece. Everything it learns goes
+//! back to the session actor as a message, so the session decides what reaches the client: a turn that is
+//! talked over is aborted, and anything it had still on its way is dropped.
+
+use std::sync::Arc;
+
+use ractor::ActorRef;
+
+use super::{Services, SessionOptions, ToSession};
+use crate::actors::dialogue::TurnRequest;
+use crate::actors::tts::{SpeechStream, SynthesisError};
+use crate::audio::output::{Codec, OutputFormat, StreamEncoder};
+use crate::tts::{SpokenWord, VoiceSettings};
+
+/// What the caller said: audio to recognise, or typed text.
+pub enum Said {
+    /// 16 kHz mono samples of the turn.
+    Audio(Vec<f32>),
+    /// A typed message.
+    Text(String),
+}
+
+/// What a turn reports to its session.
+#[derive(Debug)]
+pub enum TurnEvent {
+    /// The caller's words (secrets masked).
+    Heard(String),
+    /// Nothing was recognised in the audio: no reply.
+    Nothing,
+    /// The dialogue layer's reply, before its speech.
+    Answered {
+        /// The reply.
+        text: String,
+        /// The dialogue session it belongs to.
+        session_id: String,
+    },
+    /// A piece of the reply's speech, encoded.
+    Piece {
+        /// The encoded audio (the format's closing bytes when `seconds` is 0).
+        audio: Vec<u8>,
+        /// The written text it speaks.
+        text: String,
+        /// Seconds of speech in it.
+        seconds: f64,
+        /// When each word in it is spoken, from the start of the reply (empty when the voice cannot tell).
+        words: Vec<SpokenWord>,
+    },
+    /// The whole reply has been sent.
+    Done,
+    /// The turn failed; the session goes on.
+    Failed(String),
+}
+
+/// Run turn `id` of a session, reporting to `session`.
+pub async fn run(
+    services: Services,
+    options: SessionOptions,
+    said: Said,
+    id: u64,
+    session: ActorRef<ToSession>,
+) {
+    let report = |event| {
+        let _ = session.send_message(ToSession::Turn { turn: id, event });
+    };
+    match steps(&services, &options, said, &report).await {
+        Ok(()) => report(TurnEvent::Done),
+        Err(error) => report(TurnEvent::Failed(error)),
+    }
+}
+
+async fn steps(
+    services: &Services,
+    options: &SessionOptions,
+    said: Said,
+    report: &impl Fn(TurnEvent),
+) -> Result<(), String> {
+    let text = match said {
+        Said::Text(text) => text,
+        Said::Audio(audio) => {
+            let transcript = services
+                .asr
+                .transcribe(Arc::new(audio), crate::asr::DEFAULT_LANGUAGE)
+                .await
+                .map_err(|e| e.to_string())?;
+            let text = transcript.text.trim().to_string();
+            if text.is_empty() {
+                report(TurnEvent::Nothing);
+                return Ok(());
+            }
+            text
+        }
+    };
+    report(TurnEvent::Heard(crate::dialogue::shareable(&text)));
+    let answered = services
+        .dialogue
+        .turn(TurnRequest {
+            owner: options.owner.clone(),
+            scenario: options.scenario.clone(),
+            session_id: options.session_id.clone(),
+            text,
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    let reply = answered.reply.text;
+    report(TurnEvent::Answered {
+        text: reply.clone(),
+        session_id: answered.session_id,
+    });
+    let (mut stream, first) = open(services, options, &reply).await?;
+    let mut encoder = Encoder::new(options.format)?;
+    let mut next = Some(Ok(first));
+    while let Some(piece) = next {
+        let piece = piece.map_err(|e: SynthesisError| e.to_string())?;
+        let seconds = piece.samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
+        let audio = encoder.push(piece.samples).await?;
+        report(TurnEvent::Piece {
+            audio,
+            text: piece.text,
+            seconds,
+            words: piece.words,
+        });
+        next = stream.next().await;
+    }
+    let closing = encoder.finish().await?;
+    if !closing.is_empty() {
+        report(TurnEvent::Piece {
+            audio: closing,
+            text: String::new(),
+            seconds: 0.0,
+            words: Vec::new(),
+        });
+    }
+    Ok(())
+}
+
+/// The reply's speech as a stream and its first piece: with word times where the voice can tell them.
+async fn open(
+    services: &Services,
+    options: &SessionOptions,
+    reply: &str,
+) -> Result<(SpeechStream, crate::actors::tts::stream::Piece), String> {
+    for timed in [true, false] {
+        let mut stream = services
+            .tts
+            .stream(
+                &options.owner,
+                &options.voice_id,
+                reply,
+                VoiceSettings::default(),
+                None,
+                timed,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        match stream.next().await {
+            Some(Ok(first)) => return Ok((stream, first)),
+            Some(Err(SynthesisError::Untimed(_))) if timed => continue,
+            Some(Err(error)) => return Err(error.to_string()),
+            None => return Err("synthesis ended before any audio was made".into()),
+        }
+    }
+    Err("synthesis gave no audio".into())
+}
+
+/// The reply's encoder; codecs that cost anything run off the async threads.
+struct Encoder {
+    encoder: Option<StreamEncoder>,
+    heavy: bool,
+}
+
+impl Encoder {
+    fn new(format: OutputFormat) -> Result<Self, String> {
+        Ok(Self {
+            encoder: Some(StreamEncoder::new(format)?),
+            heavy: matches!(format.codec, Codec::Mp3 | Codec::Opus | Codec::Flac)
+                || format.rate != crate::audio::SAMPLE_RATE,
+        })
+    }
+
+    async fn push(&mut self, samples: Vec<f32>) -> Result<Vec<u8>, String> {
+        let mut encoder = self.encoder.take().ok_or("the encoder has finished")?;
+        let (encoder, bytes) = match self.heavy {
+            false => {
+                let bytes = encoder.push(&samples)?;
+                (encoder, bytes)
+            }
+            true => tokio::task::spawn_blocking(move || {
+                let bytes = encoder.push(&samples);
+                bytes.map(|bytes| (encoder, bytes))
+            })
+            .await
+            .map_err(|_| "the reply's encoder stopped".to_string())??,
+        };
+        self.encoder = Some(encoder);
+        Ok(bytes)
+    }
+
+    async fn finish(mut self) -> Result<Vec<u8>, String> {
+        let encoder = self.encoder.take().ok_or("the encoder has finished")?;
+        match self.heavy {
+            false => encoder.finish(),
+            true => tokio::task::spawn_blocking(move || encoder.finish())
+                .await
+                .map_err(|_| "the reply's encoder stopped".to_string())?,
+        }
+    }
+}

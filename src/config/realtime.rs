@@ -1,0 +1,62 @@
+//! `[realtime]`: the realtime voice agent's sockets (turn-taking, session lifetimes, how many at once).
+
+use serde::{Deserialize, Serialize};
+
+/// `[realtime]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RealtimeSettings {
+    /// Silence that ends the caller's turn, in milliseconds (a session may ask for 200 to 3,000).
+    pub end_of_turn_ms: u64,
+    /// A session that hears nothing from its client for this long is closed.
+    pub idle_seconds: u64,
+    /// The longest a session may last.
+    pub max_session_seconds: u64,
+    /// Sessions one API key may hold open at once.
+    pub max_sessions_per_key: usize,
+    /// Sessions the server holds open at once.
+    pub max_sessions: usize,
+    /// How long a token from `POST /v1/voice-agent/sessions` may wait before it opens a socket.
+    pub token_ttl_seconds: u64,
+}
+
+impl Default for RealtimeSettings {
+    fn default() -> Self {
+        Self {
+            end_of_turn_ms: 500,
+            idle_seconds: 60,
+            max_session_seconds: 1_800,
+            max_sessions_per_key: 5,
+            max_sessions: 200,
+            token_ttl_seconds: 300,
+        }
+    }
+}
+
+/// The range a session may set its end-of-turn silence in.
+pub const END_OF_TURN_RANGE_MS: (u64, u64) = (200, 3_000);
+
+impl RealtimeSettings {
+    /// The first key that is out of range, and why.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        let (lo, hi) = END_OF_TURN_RANGE_MS;
+        if !(lo..=hi).contains(&self.end_of_turn_ms) {
+            return Some((
+                "realtime.end_of_turn_ms",
+                format!("must be between {lo} and {hi}"),
+            ));
+        }
+        for (key, value) in [
+            ("realtime.idle_seconds", self.idle_seconds as usize),
+            ("realtime.max_session_seconds", self.max_session_seconds as usize),
+            ("realtime.max_sessions_per_key", self.max_sessions_per_key),
+            ("realtime.max_sessions", self.max_sessions),
+            ("realtime.token_ttl_seconds", self.token_ttl_seconds as usize),
+        ] {
+            if value == 0 {
+                return Some((key, "must be at least 1".into()));
+            }
+        }
+        None
+    }
+}
