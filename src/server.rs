@@ -133,6 +133,10 @@ pub async fn serve(
         decoders: Arc::new(tokio::sync::Semaphore::new(
             std::thread::available_parallelism().map_or(2, |n| n.get()),
         )),
+        seats: crate::actors::realtime::Seats::new(
+            settings.realtime.max_sessions_per_key,
+            settings.realtime.max_sessions,
+        ),
     });
     let app = front(state, keys, limits);
 

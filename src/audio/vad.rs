@@ -85,7 +85,11 @@ impl StreamingVad {
     }
 
     fn frame(&mut self, frame: Vec<f32>) -> Option<VadEvent> {
-        let energy = frame.iter().map(|&s| f64::from(s) * f64::from(s)).sum::<f64>() / FRAME as f64;
+        let energy = frame
+            .iter()
+            .map(|&s| f64::from(s) * f64::from(s))
+            .sum::<f64>()
+            / FRAME as f64;
         let db = if energy > 0.0 {
             10.0 * energy.log10()
         } else {

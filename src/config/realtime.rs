@@ -48,10 +48,16 @@ impl RealtimeSettings {
         }
         for (key, value) in [
             ("realtime.idle_seconds", self.idle_seconds as usize),
-            ("realtime.max_session_seconds", self.max_session_seconds as usize),
+            (
+                "realtime.max_session_seconds",
+                self.max_session_seconds as usize,
+            ),
             ("realtime.max_sessions_per_key", self.max_sessions_per_key),
             ("realtime.max_sessions", self.max_sessions),
-            ("realtime.token_ttl_seconds", self.token_ttl_seconds as usize),
+            (
+                "realtime.token_ttl_seconds",
+                self.token_ttl_seconds as usize,
+            ),
         ] {
             if value == 0 {
                 return Some((key, "must be at least 1".into()));

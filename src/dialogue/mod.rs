@@ -69,7 +69,11 @@ impl Session {
     /// The caller talked over the agent's last reply: the history keeps only `heard`, the part of it that
     /// reached the caller (nothing of it when none did).
     pub fn interrupted(&mut self, heard: &str) {
-        let Some(at) = self.history.iter().rposition(|(role, _)| *role == Role::Agent) else {
+        let Some(at) = self
+            .history
+            .iter()
+            .rposition(|(role, _)| *role == Role::Agent)
+        else {
             return;
         };
         match heard.trim() {

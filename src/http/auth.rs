@@ -2,6 +2,7 @@
 //! SHA-256 hashes in constant time.
 
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
 
@@ -19,9 +20,61 @@ pub struct Caller {
 /// Key ids by the SHA-256 of their key.
 type Entries = std::collections::HashMap<[u8; 32], Arc<str>>;
 
+/// Short-lived, single-use tokens that stand for a key on the realtime sockets (a browser cannot set headers
+/// on a WebSocket, so it asks for a token over HTTP with its key and opens the socket with `?token=`).
+#[derive(Default)]
+pub struct SocketTokens(Mutex<std::collections::HashMap<String, (Arc<str>, Instant)>>);
+
+/// Why a token was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    /// Never minted, or already used.
+    #[error("the token is not valid (unknown, or already used to open a session)")]
+    Unknown,
+    /// Past its time.
+    #[error("the token has expired; ask POST /v1/voice-agent/sessions for another")]
+    Expired,
+}
+
+/// Expired tokens are remembered this long (to say "expired" rather than "unknown"), then forgotten.
+const EXPIRED_KEPT: Duration = Duration::from_secs(3600);
+/// The most tokens held at once (each key's use is also rate limited).
+const MAX_TOKENS: usize = 100_000;
+
+impl SocketTokens {
+    /// A new token for `key_id`, usable once within `ttl`; `None` when too many are outstanding.
+    pub fn mint(&self, key_id: Arc<str>, ttl: Duration) -> Option<String> {
+        let mut tokens = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        tokens.retain(|_, (_, expires)| now < *expires + EXPIRED_KEPT);
+        if tokens.len() >= MAX_TOKENS {
+            return None;
+        }
+        let token = format!(
+            "rt_{}{}",
+            uuid::Uuid::new_v4().simple(),
+            uuid::Uuid::new_v4().simple()
+        );
+        tokens.insert(token.clone(), (key_id, now + ttl));
+        Some(token)
+    }
+
+    /// The caller a token stands for; the token is used up.
+    pub fn redeem(&self, token: &str) -> Result<Caller, TokenError> {
+        let mut tokens = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let (key_id, expires) = tokens.remove(token).ok_or(TokenError::Unknown)?;
+        if Instant::now() >= expires {
+            return Err(TokenError::Expired);
+        }
+        Ok(Caller { key_id })
+    }
+}
+
 /// The accepted keys (hashes only), from configuration and the database.
 #[derive(Clone, Default)]
 pub struct KeyRing {
+    /// Tokens minted for the realtime sockets.
+    pub tokens: Arc<SocketTokens>,
     configured: Arc<Entries>,
     stored: Arc<RwLock<Entries>>,
     /// The database's data version when the stored keys were last read.
@@ -63,6 +116,7 @@ impl KeyRing {
             })
             .collect();
         Self {
+            tokens: Arc::default(),
             configured: Arc::new(configured),
             stored: Arc::default(),
             loaded_at: Arc::default(),

@@ -23,6 +23,7 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     RangeNotSatisfiable,
     UnprocessableContent,
+    UpgradeRequired,
     RateLimitExceeded,
     InternalError,
     ServiceUnavailable,
@@ -52,7 +53,7 @@ struct Entry {
 
 impl ErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [ErrorCode; 32] = [
+    pub const ALL: [ErrorCode; 33] = [
         Self::BadRequest,
         Self::Unauthorized,
         Self::NotFound,
@@ -69,6 +70,7 @@ impl ErrorCode {
         Self::UnsupportedMediaType,
         Self::RangeNotSatisfiable,
         Self::UnprocessableContent,
+        Self::UpgradeRequired,
         Self::RateLimitExceeded,
         Self::InternalError,
         Self::ServiceUnavailable,
@@ -111,7 +113,8 @@ impl ErrorCode {
             Self::UnsupportedMediaType => entry("unsupported_media_type", 415, None, "the body is not of the documented content type"),
             Self::RangeNotSatisfiable => entry("range_not_satisfiable", 416, None, "the `Range` asked for lies outside the file"),
             Self::UnprocessableContent => entry("unprocessable_content", 422, None, "the request is well formed but invalid: text, settings, language, form fields or audio"),
-            Self::RateLimitExceeded => entry("rate_limit_exceeded", 429, Some(60), "too many requests for this key (or address) and endpoint category, or too many unfinished jobs"),
+            Self::UpgradeRequired => entry("upgrade_required", 426, None, "a realtime path was asked for without a WebSocket upgrade"),
+            Self::RateLimitExceeded => entry("rate_limit_exceeded", 429, Some(60), "too many requests for this key (or address) and endpoint category, too many unfinished jobs, or too many open realtime sessions"),
             Self::InternalError => entry("internal_error", 500, Some(1), "an unexpected failure; the request id finds it in the log"),
             Self::ServiceUnavailable => entry("service_unavailable", 503, Some(1), "a component is restarting or did not answer in time"),
             Self::ServerBusy => entry("server_busy", 503, Some(2), "every worker is busy and the queue is full"),
@@ -198,6 +201,7 @@ pub fn title(status: StatusCode) -> &'static str {
         415 => "Unsupported Media Type",
         416 => "Range Not Satisfiable",
         422 => "Unprocessable Content",
+        426 => "Upgrade Required",
         429 => "Rate Limit Exceeded",
         503 => "Service Unavailable",
         507 => "Insufficient Storage",

@@ -197,7 +197,15 @@ impl Guard {
     /// headers its response will carry, or the refusal (401 or 429, with those headers).
     pub fn admit(&self, request: &Request) -> Result<(Caller, Allowance), Box<Response>> {
         let presented = super::auth::presented_key(request.headers());
-        let caller = presented.and_then(|k| self.keys.authenticate(k));
+        let mut caller = presented.and_then(|k| self.keys.authenticate(k));
+        // A realtime socket opened by a browser presents a token minted for its key instead.
+        let mut refused_token = None;
+        if let (None, Some(token)) = (presented, socket_token(request.uri())) {
+            match self.keys.tokens.redeem(&token) {
+                Ok(by_token) => caller = Some(by_token),
+                Err(error) => refused_token = Some(error),
+            }
+        }
         let Some(caller) = caller else {
             // Unauthenticated requests are limited per client address, so key guessing is slow.
             let ip = request
@@ -208,11 +216,12 @@ impl Guard {
                 .limits
                 .unauthenticated
                 .check(&ip, UNAUTHENTICATED_SCOPE);
-            let error = limited.unwrap_or_else(|| match presented {
-                None => ApiError::unauthorized(
+            let error = limited.unwrap_or_else(|| match (presented, refused_token) {
+                (None, Some(token)) => ApiError::unauthorized(token.to_string()),
+                (None, None) => ApiError::unauthorized(
                     "missing API key: send it in the xi-api-key header (or as Authorization: Bearer KEY)",
                 ),
-                Some(_) => ApiError::unauthorized("invalid API key"),
+                (Some(_), _) => ApiError::unauthorized("invalid API key"),
             });
             return Err(Box::new(with_headers(error.into_response(), headers)));
         };
@@ -231,6 +240,17 @@ impl Guard {
         }
         Ok((caller, allowance))
     }
+}
+
+/// The `token` query parameter of a request to a realtime socket path.
+fn socket_token(uri: &axum::http::Uri) -> Option<String> {
+    if !super::realtime::SOCKET_PATHS.contains(&uri.path()) {
+        return None;
+    }
+    let query = uri.query()?;
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(name, _)| name == "token")
+        .map(|(_, value)| value.into_owned())
 }
 
 fn with_headers(mut response: Response, allowance: Allowance) -> Response {

@@ -19,6 +19,7 @@ mod openai;
 pub mod openapi;
 mod playground;
 pub mod problem;
+pub mod realtime;
 mod recognition;
 mod speech;
 mod speech_stream;
@@ -80,6 +81,8 @@ pub struct Shared {
     pub dictionaries: crate::dictionaries::Dictionaries,
     /// Permits for audio codec work (decoding an upload, encoding an answer), admitted like any other work.
     pub decoders: Arc<tokio::sync::Semaphore>,
+    /// The realtime sessions open, per key and in all.
+    pub seats: Arc<crate::actors::realtime::Seats>,
 }
 
 /// Every documented route: `/v1` (authenticated by the front) and the open operational routes.
@@ -108,6 +111,9 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(voices::list))
         .routes(routes!(voices::get, cloning::delete_voice))
         .routes(routes!(agent::converse))
+        .routes(routes!(realtime::converse))
+        .routes(routes!(realtime::phone))
+        .routes(routes!(realtime::token))
         .routes(routes!(dictionaries::list, dictionaries::create))
         .routes(routes!(dictionaries::add_from_rules))
         .routes(routes!(dictionaries::get, dictionaries::delete))

@@ -209,7 +209,11 @@ impl State {
     /// The caller began to speak: an audible reply stops at once.
     fn caller_started(&mut self) {
         let producing = |p: &Playing| self.current.as_ref().is_some_and(|c| c.id == p.turn);
-        if self.playing.as_ref().is_some_and(|p| p.audible(producing(p))) {
+        if self
+            .playing
+            .as_ref()
+            .is_some_and(|p| p.audible(producing(p)))
+        {
             self.interrupt();
         }
     }
@@ -257,7 +261,9 @@ impl State {
                     earlier.extend_from_slice(&said);
                     said = earlier;
                 }
-                (None, Some(reply)) if self.playing.as_ref().is_none_or(|p| p.turn != current.id) => {
+                (None, Some(reply))
+                    if self.playing.as_ref().is_none_or(|p| p.turn != current.id) =>
+                {
                     self.forget_unheard("");
                     self.send(Outbound::Correction {
                         original: reply,
@@ -327,7 +333,14 @@ impl State {
         }
     }
 
-    fn piece(&mut self, turn: u64, audio: Vec<u8>, text: String, seconds: f64, words: Vec<SpokenWord>) {
+    fn piece(
+        &mut self,
+        turn: u64,
+        audio: Vec<u8>,
+        text: String,
+        seconds: f64,
+        words: Vec<SpokenWord>,
+    ) {
         let Some(current) = self.current.as_ref() else {
             return;
         };
@@ -373,11 +386,17 @@ impl State {
         let options = &self.args.options;
         if self.last_heard.elapsed() >= options.idle {
             let seconds = options.idle.as_secs();
-            return self.close(1000, format!("nothing was received for {seconds} s; the session is closed"));
+            return self.close(
+                1000,
+                format!("nothing was received for {seconds} s; the session is closed"),
+            );
         }
         if self.started.elapsed() >= options.max_duration {
             let seconds = options.max_duration.as_secs();
-            return self.close(1000, format!("the session reached its longest allowed length, {seconds} s"));
+            return self.close(
+                1000,
+                format!("the session reached its longest allowed length, {seconds} s"),
+            );
         }
         if self.last_ping.elapsed() >= PING_EVERY {
             self.last_ping = Instant::now();

@@ -19,7 +19,9 @@ pub enum SeatError {
     #[error("this API key already has {0} realtime sessions open (realtime.max_sessions_per_key); close one first")]
     KeyFull(usize),
     /// The server holds all it may.
-    #[error("the server already holds {0} realtime sessions (realtime.max_sessions); try again shortly")]
+    #[error(
+        "the server already holds {0} realtime sessions (realtime.max_sessions); try again shortly"
+    )]
     ServerFull(usize),
 }
 

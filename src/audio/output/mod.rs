@@ -4,7 +4,7 @@
 //! (`mp3`, `opus`, `flac`, `wav`, `pcm`) map onto them.
 
 mod flac;
-mod g711;
+pub mod g711;
 mod mp3;
 mod ogg_opus;
 mod stream;

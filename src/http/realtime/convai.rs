@@ -1,0 +1,135 @@
+//! The realtime agent's own socket protocol, in the shapes of ElevenLabs' Conversational AI WebSocket: JSON
+//! text frames both ways.
+//!
+//! Client → server: `{"user_audio_chunk": "<base64>"}` (in `input_format`), `{"type": "user_message",
+//! "text": …}`, `{"type": "pong", "event_id": …}`, and `user_activity`, `contextual_update` and
+//! `conversation_initiation_client_data` (taken as signs of life). Server → client:
+//! `conversation_initiation_metadata`, `user_transcript`, `agent_response`, `agent_response_correction`,
+//! `audio` (with an increasing `event_id`), `interruption` (drop audio after its `event_id`) and `ping`.
+
+use axum::extract::ws::Message;
+use base64::Engine as _;
+use serde_json::{json, Value};
+
+use super::input::{Input, InputFormat};
+use super::socket::{Taken, Wire};
+use crate::actors::realtime::{Inbound, Outbound};
+
+/// The Conversational AI protocol for one session.
+pub struct ConvAi {
+    input: Input,
+    input_format: InputFormat,
+}
+
+impl ConvAi {
+    /// A session whose caller sends audio in `input_format`.
+    pub fn new(input_format: InputFormat) -> Self {
+        Self {
+            input: Input::new(input_format),
+            input_format,
+        }
+    }
+}
+
+fn refused(reason: impl Into<String>) -> Taken {
+    Taken::Refused(1008, reason.into())
+}
+
+impl Wire for ConvAi {
+    fn inbound(&mut self, frame: Message) -> Taken {
+        let text = match frame {
+            Message::Text(text) => text,
+            Message::Binary(_) => {
+                return Taken::Refused(
+                    1003,
+                    "binary frames are not part of this protocol: send audio as {\"user_audio_chunk\": base64}"
+                        .into(),
+                )
+            }
+            _ => return Taken::Messages(Vec::new()),
+        };
+        let message: Value = match serde_json::from_str(text.as_str()) {
+            Ok(Value::Object(message)) => Value::Object(message),
+            Ok(_) => return refused("malformed message: expected a JSON object"),
+            Err(e) => return refused(format!("malformed message: {e}")),
+        };
+        if let Some(chunk) = message.get("user_audio_chunk") {
+            let Some(chunk) = chunk.as_str() else {
+                return refused("user_audio_chunk must be a base64 string");
+            };
+            return match self.input.chunk(chunk) {
+                Ok(samples) => Taken::Messages(vec![Inbound::Audio(samples)]),
+                Err(problem) => refused(problem),
+            };
+        }
+        match message.get("type").and_then(Value::as_str) {
+            Some("user_message") => match message.get("text").and_then(Value::as_str) {
+                Some(text) if !text.trim().is_empty() && text.chars().count() <= 1_000 => {
+                    Taken::Messages(vec![Inbound::UserMessage(text.to_string())])
+                }
+                _ => refused("user_message needs a text of 1 to 1000 characters"),
+            },
+            Some(
+                "pong"
+                | "user_activity"
+                | "contextual_update"
+                | "conversation_initiation_client_data",
+            ) => Taken::Messages(vec![Inbound::Alive]),
+            Some(other) => refused(format!(
+                "unknown message type {other:?}; this socket takes user_audio_chunk, user_message, pong and user_activity"
+            )),
+            None => refused("a message needs a \"type\" (or is a {\"user_audio_chunk\": …})"),
+        }
+    }
+
+    fn outbound(&mut self, event: Outbound) -> Vec<Message> {
+        let value = match event {
+            Outbound::Started {
+                conversation_id,
+                format,
+            } => json!({
+                "type": "conversation_initiation_metadata",
+                "conversation_initiation_metadata_event": {
+                    "conversation_id": conversation_id,
+                    "agent_output_audio_format": format.name(),
+                    "user_input_audio_format": self.input_format.name(),
+                }
+            }),
+            Outbound::UserTranscript(text) => json!({
+                "type": "user_transcript",
+                "user_transcription_event": { "user_transcript": text }
+            }),
+            Outbound::AgentResponse { text, session_id } => json!({
+                "type": "agent_response",
+                "agent_response_event": { "agent_response": text, "session_id": session_id }
+            }),
+            Outbound::Correction {
+                original,
+                corrected,
+            } => json!({
+                "type": "agent_response_correction",
+                "agent_response_correction_event": {
+                    "original_agent_response": original,
+                    "corrected_agent_response": corrected,
+                }
+            }),
+            Outbound::Audio { event_id, audio } => json!({
+                "type": "audio",
+                "audio_event": {
+                    "audio_base_64": base64::engine::general_purpose::STANDARD.encode(audio),
+                    "event_id": event_id,
+                }
+            }),
+            Outbound::Interruption { event_id } => json!({
+                "type": "interruption",
+                "interruption_event": { "event_id": event_id }
+            }),
+            Outbound::Ping { event_id } => json!({
+                "type": "ping",
+                "ping_event": { "event_id": event_id, "ping_ms": null }
+            }),
+            Outbound::Close { .. } => return Vec::new(),
+        };
+        vec![Message::Text(value.to_string().into())]
+    }
+}

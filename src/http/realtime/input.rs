@@ -1,0 +1,137 @@
+//! The caller's audio as clients send it on a realtime socket, made 16 kHz mono for the session: raw 16-bit PCM
+//! at a named rate, G.711 μ-law at 8 kHz (telephony), or `file`, where each chunk is a whole audio file in any
+//! format the service decodes (an Opus voice note, a WAV).
+
+use base64::Engine as _;
+
+use crate::audio::output::g711::ulaw_to_linear;
+use crate::audio::resample::StreamResampler;
+use crate::audio::SAMPLE_RATE;
+
+/// The input formats by name, as `input_format` takes them.
+pub const NAMES: &str =
+    "pcm_8000, pcm_16000, pcm_22050, pcm_24000, pcm_44100, pcm_48000, ulaw_8000, file";
+
+/// How the client's audio chunks are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormat {
+    /// 16-bit little-endian mono at this rate.
+    Pcm(u32),
+    /// G.711 μ-law at 8 kHz.
+    Ulaw,
+    /// Each chunk a whole file.
+    File,
+}
+
+impl InputFormat {
+    /// The format a name gives, or why not.
+    pub fn named(name: &str) -> Result<Self, String> {
+        Ok(match name {
+            "ulaw_8000" => Self::Ulaw,
+            "file" => Self::File,
+            _ => match name.strip_prefix("pcm_").and_then(|r| r.parse().ok()) {
+                Some(rate @ (8_000 | 16_000 | 22_050 | 24_000 | 44_100 | 48_000)) => {
+                    Self::Pcm(rate)
+                }
+                _ => return Err(format!("unknown input_format {name:?}; known: {NAMES}")),
+            },
+        })
+    }
+
+    /// The name.
+    pub fn name(&self) -> String {
+        match self {
+            Self::Pcm(rate) => format!("pcm_{rate}"),
+            Self::Ulaw => "ulaw_8000".into(),
+            Self::File => "file".into(),
+        }
+    }
+}
+
+/// Turns a session's audio chunks into 16 kHz samples, keeping the resampler's state between chunks.
+pub struct Input {
+    format: InputFormat,
+    resampler: StreamResampler,
+}
+
+/// The most audio one chunk may carry once decoded: a minute.
+const MAX_CHUNK_SECONDS: u64 = 60;
+
+impl Input {
+    /// A decoder for `format`.
+    pub fn new(format: InputFormat) -> Self {
+        let rate = match format {
+            InputFormat::Pcm(rate) => rate,
+            InputFormat::Ulaw => 8_000,
+            InputFormat::File => SAMPLE_RATE,
+        };
+        Self {
+            format,
+            resampler: StreamResampler::new(rate, SAMPLE_RATE),
+        }
+    }
+
+    /// The 16 kHz samples of one base64 chunk, or why it cannot be read.
+    pub fn chunk(&mut self, base64: &str) -> Result<Vec<f32>, String> {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(base64.trim())
+            .map_err(|e| format!("the audio chunk is not base64: {e}"))?;
+        self.bytes(&bytes)
+    }
+
+    /// The 16 kHz samples of one chunk of bytes.
+    pub fn bytes(&mut self, bytes: &[u8]) -> Result<Vec<f32>, String> {
+        let samples: Vec<f32> = match self.format {
+            InputFormat::Pcm(_) => {
+                if !bytes.len().is_multiple_of(2) {
+                    return Err(
+                        "16-bit PCM comes in whole samples: the chunk has an odd length".into(),
+                    );
+                }
+                bytes
+                    .chunks_exact(2)
+                    .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / 32_768.0)
+                    .collect()
+            }
+            InputFormat::Ulaw => bytes
+                .iter()
+                .map(|&code| f32::from(ulaw_to_linear(code)) / 32_768.0)
+                .collect(),
+            InputFormat::File => {
+                let limits = crate::audio::DecodeLimits {
+                    max_duration: std::time::Duration::from_secs(MAX_CHUNK_SECONDS),
+                };
+                return crate::audio::load_16k(bytes, &limits)
+                    .map(|audio| audio.samples)
+                    .map_err(|e| format!("the audio chunk cannot be decoded: {e}"));
+            }
+        };
+        self.resampler.push(&samples);
+        Ok(self.resampler.take())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back_and_pcm_is_resampled_as_it_comes() {
+        for name in NAMES.split(", ") {
+            assert_eq!(InputFormat::named(name).unwrap().name(), name);
+        }
+        assert!(InputFormat::named("pcm_11025")
+            .unwrap_err()
+            .contains("ulaw_8000"));
+        let mut input = Input::new(InputFormat::Pcm(8_000));
+        let second: Vec<u8> = (0..8_000)
+            .flat_map(|i| (((i as f32 * 0.1).sin() * 8_000.0) as i16).to_le_bytes())
+            .collect();
+        let mut out = 0;
+        for chunk in second.chunks(320) {
+            out += input.bytes(chunk).unwrap().len();
+        }
+        assert!((15_500..=16_000).contains(&out), "{out}");
+        assert!(input.bytes(&[1, 2, 3]).is_err());
+    }
+}

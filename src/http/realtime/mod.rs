@@ -1,0 +1,263 @@
+//! The realtime voice agent over WebSocket: `GET /v1/voice-agent/realtime` (ElevenLabs-style JSON events),
+//! `GET /v1/voice-agent/twilio` (Twilio Media Streams) and `POST /v1/voice-agent/sessions` (a short-lived token
+//! for browsers, which cannot set headers on a WebSocket). Everything a client can get wrong is refused before
+//! the upgrade, as a problem it can read; then the socket belongs to a session actor.
+
+mod convai;
+mod input;
+mod socket;
+mod twilio;
+
+use std::time::Duration;
+
+use axum::extract::ws::{rejection::WebSocketUpgradeRejection, WebSocketUpgrade};
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::auth::Caller;
+use super::codes::ErrorCode;
+use super::extract::ApiQuery;
+use super::problem::ApiError;
+use super::AppState;
+use crate::actors::dialogue::TurnRequest;
+use crate::actors::realtime::{self, SeatError, Services, SessionOptions};
+use crate::audio::output::OutputFormat;
+use input::InputFormat;
+
+/// The paths that take `?token=` in place of a key.
+pub const SOCKET_PATHS: [&str; 2] = ["/v1/voice-agent/realtime", "/v1/voice-agent/twilio"];
+
+/// The largest frame a client may send (a second of 48 kHz PCM in base64 is under 130 KB).
+const MAX_FRAME: usize = 1 << 20;
+
+/// The query of the realtime sockets.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RealtimeQuery {
+    /// The scenario (`general`, `banking`, `health`, or any loaded); omitted: the default, or the continued
+    /// session's own.
+    #[param(example = "banking")]
+    pub scenario: Option<String>,
+    /// The agent's voice; omitted: `tts.agent_voice`.
+    #[param(example = "baraka")]
+    pub voice_id: Option<String>,
+    /// A dialogue session to continue (from an HTTP turn or an earlier socket).
+    pub session_id: Option<String>,
+    /// Silence that ends the caller's turn, 200 to 3000 ms; omitted: `realtime.end_of_turn_ms`.
+    #[param(minimum = 200, maximum = 3000, example = 500)]
+    pub end_of_turn_ms: Option<u64>,
+    /// The agent's audio (`/realtime` only): any output format; omitted: `pcm_16000`.
+    #[param(example = "pcm_16000")]
+    pub output_format: Option<String>,
+    /// The caller's audio (`/realtime` only): `pcm_8000` … `pcm_48000`, `ulaw_8000`, or `file` (each chunk a
+    /// whole audio file, WAV, Ogg Opus, WebM…); omitted: `pcm_16000`.
+    #[param(example = "pcm_16000")]
+    pub input_format: Option<String>,
+    /// A token from `POST /v1/voice-agent/sessions`, in place of a key header (used once).
+    pub token: Option<String>,
+}
+
+/// A checked request: the session to start and how its socket speaks.
+struct Checked {
+    options: SessionOptions,
+    input: InputFormat,
+}
+
+async fn check(
+    state: &AppState,
+    caller: &Caller,
+    query: RealtimeQuery,
+    format: OutputFormat,
+) -> Result<Checked, ApiError> {
+    let voice_id = query
+        .voice_id
+        .unwrap_or_else(|| state.settings.tts.agent_voice.clone());
+    if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
+        return Err(ApiError::not_found(format!(
+            "voice_id {voice_id:?} not found"
+        )));
+    }
+    let input = InputFormat::named(query.input_format.as_deref().unwrap_or("pcm_16000"))
+        .map_err(ApiError::unprocessable)?;
+    let settings = &state.settings.realtime;
+    let end_of_turn = query.end_of_turn_ms.unwrap_or(settings.end_of_turn_ms);
+    let (lo, hi) = crate::config::END_OF_TURN_RANGE_MS;
+    if !(lo..=hi).contains(&end_of_turn) {
+        return Err(ApiError::unprocessable(format!(
+            "`end_of_turn_ms` must be between {lo} and {hi}"
+        )));
+    }
+    state
+        .graph
+        .dialogue
+        .check(TurnRequest {
+            owner: caller.key_id.to_string(),
+            scenario: query.scenario.clone(),
+            session_id: query.session_id.clone(),
+            text: String::new(),
+        })
+        .await?;
+    Ok(Checked {
+        options: SessionOptions {
+            owner: caller.key_id.to_string(),
+            scenario: query.scenario,
+            session_id: query.session_id,
+            voice_id,
+            end_of_turn: Duration::from_millis(end_of_turn),
+            format,
+            idle: Duration::from_secs(settings.idle_seconds),
+            max_duration: Duration::from_secs(settings.max_session_seconds),
+        },
+        input,
+    })
+}
+
+/// Accept the socket for a checked session: recognition must be there and a seat free.
+async fn accept(
+    state: AppState,
+    checked: Checked,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+    wire: impl FnOnce(InputFormat) -> Box<dyn socket::Wire>,
+) -> Result<Response, ApiError> {
+    let upgrade = upgrade.map_err(|e| {
+        ApiError::new(
+            ErrorCode::UpgradeRequired,
+            format!("this path speaks WebSocket: open it with a WebSocket client ({e})"),
+        )
+    })?;
+    state.graph.asr.ensure_available().await?;
+    let seat = state
+        .seats
+        .take(&checked.options.owner)
+        .map_err(|error| match error {
+            SeatError::KeyFull(_) => ApiError::rate_limited(error.to_string(), 5),
+            SeatError::ServerFull(_) => ApiError::new(ErrorCode::ServerBusy, error.to_string()),
+        })?;
+    let services = Services {
+        asr: state.graph.asr.clone(),
+        dialogue: state.graph.dialogue.clone(),
+        tts: state.graph.tts.clone(),
+    };
+    let (out, events) = tokio::sync::mpsc::channel(realtime::OUTBOUND_QUEUE);
+    let session = realtime::start(services, checked.options, out)
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::ServiceUnavailable, e))?;
+    let wire = wire(checked.input);
+    Ok(upgrade
+        .max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .on_upgrade(move |socket| socket::serve(socket, session, events, wire, seat))
+        .into_response())
+}
+
+/// `GET /v1/voice-agent/realtime`.
+#[utoipa::path(get, path = "/v1/voice-agent/realtime", operation_id = "voiceAgentRealtime", tag = "agent",
+    summary = "Talk with the voice agent over a WebSocket",
+    description = "A WebSocket (ElevenLabs Conversational AI message shapes): stream the caller's audio as \
+                   `{\"user_audio_chunk\": base64}`; the server detects the end of each turn, answers with \
+                   `user_transcript`, `agent_response` and the reply's `audio` as it is synthesised, and sends \
+                   `interruption` (then `agent_response_correction`) when the caller talks over it. The key goes in \
+                   `xi-api-key`, or a token from POST /v1/voice-agent/sessions in `?token=`. See the README.",
+    params(RealtimeQuery),
+    responses(
+        (status = 101, description = "Switched to the WebSocket protocol"),
+        (status = 401, description = "No key, an unknown key, or a token that is unknown, used or expired", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice, or no such session for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "An unknown scenario, output or input format, or an end-of-turn silence out of range", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 426, description = "Not a WebSocket request", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 429, description = "This key has `realtime.max_sessions_per_key` sessions open (or too many requests)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "No speech recognition model is installed, or the server holds all the sessions it may", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn converse(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiQuery(query): ApiQuery<RealtimeQuery>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let format = OutputFormat::named(query.output_format.as_deref().unwrap_or("pcm_16000"))
+        .map_err(ApiError::unprocessable)?;
+    let checked = check(&state, &caller, query, format).await?;
+    accept(state, checked, upgrade, |input| {
+        Box::new(convai::ConvAi::new(input))
+    })
+    .await
+}
+
+/// `GET /v1/voice-agent/twilio`.
+#[utoipa::path(get, path = "/v1/voice-agent/twilio", operation_id = "voiceAgentTwilio", tag = "agent",
+    summary = "A phone call with the voice agent (Twilio Media Streams)",
+    description = "Point a TwiML `<Connect><Stream url=\"wss://HOST/v1/voice-agent/twilio?token=…&scenario=banking\">` \
+                   here: μ-law 8 kHz both ways, `media`, `mark` and `clear` out (clear when the caller talks over \
+                   the agent). The key goes in `xi-api-key` or a token in `?token=`.",
+    params(RealtimeQuery),
+    responses(
+        (status = 101, description = "Switched to the WebSocket protocol"),
+        (status = 401, description = "No key, an unknown key, or a token that is unknown, used or expired", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 404, description = "No such voice, or no such session for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "An unknown scenario or an end-of-turn silence out of range", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 426, description = "Not a WebSocket request", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 429, description = "This key has `realtime.max_sessions_per_key` sessions open (or too many requests)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "No speech recognition model is installed, or the server holds all the sessions it may", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn phone(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiQuery(query): ApiQuery<RealtimeQuery>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let ulaw = OutputFormat::named("ulaw_8000").map_err(ApiError::unprocessable)?;
+    let checked = check(&state, &caller, query, ulaw).await?;
+    accept(state, checked, upgrade, |_| Box::new(twilio::Twilio::new())).await
+}
+
+/// A token for one realtime socket.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SessionToken {
+    /// Put it in `?token=` of the socket URL; it opens one session.
+    #[schema(example = "rt_3f9a1c2e7b5d4a60b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4")]
+    token: String,
+    /// Seconds it stays usable.
+    #[schema(example = 300)]
+    expires_in_seconds: u64,
+    /// The socket path with the token (add `scenario`, `voice_id` and the formats as needed).
+    #[schema(example = "/v1/voice-agent/realtime?token=rt_3f9a…")]
+    url: String,
+}
+
+/// `POST /v1/voice-agent/sessions`.
+#[utoipa::path(post, path = "/v1/voice-agent/sessions", operation_id = "voiceAgentSessionToken", tag = "agent",
+    summary = "A token to open a realtime socket from a browser",
+    description = "Browsers cannot set headers on a WebSocket: a page's server asks for a token with its key and \
+                   hands the page the URL. The token stands for the key, opens one socket, and expires after \
+                   `realtime.token_ttl_seconds`.",
+    responses(
+        (status = 201, description = "The token", body = SessionToken),
+        (status = 503, description = "Too many tokens are outstanding", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+    ))]
+pub async fn token(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Response, ApiError> {
+    let ttl = state.settings.realtime.token_ttl_seconds;
+    let token = state
+        .keys
+        .tokens
+        .mint(caller.key_id.clone(), Duration::from_secs(ttl))
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::ServerBusy,
+                "too many tokens are outstanding; retry shortly",
+            )
+        })?;
+    let body = SessionToken {
+        url: format!("{}?token={token}", SOCKET_PATHS[0]),
+        token,
+        expires_in_seconds: ttl,
+    };
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
