@@ -56,18 +56,28 @@ enum Engine {
 impl StreamResampler {
     /// A resampler from `from` Hz to `to` Hz.
     pub fn new(from: u32, to: u32) -> Self {
+        Self::with_block(from, to, CHUNK)
+    }
+
+    /// A resampler that hands out its output every 20 ms of input (live audio: the detector downstream hears
+    /// speech end without waiting for a large block), at some cost in throughput.
+    pub fn low_latency(from: u32, to: u32) -> Self {
+        Self::with_block(from, to, (from as usize / 50).max(64))
+    }
+
+    fn with_block(from: u32, to: u32, block: usize) -> Self {
         let mut delay_left = 0;
         let engine = if from == to || from == 0 || to == 0 {
             Engine::Copy
         } else {
-            match FftFixedIn::<f32>::new(from as usize, to as usize, CHUNK, 2, 1) {
+            match FftFixedIn::<f32>::new(from as usize, to as usize, block, 2, 1) {
                 Ok(resampler) => {
-                    let block = resampler.output_buffer_allocate(true);
+                    let output = resampler.output_buffer_allocate(true);
                     delay_left = resampler.output_delay();
                     Engine::Fft {
                         resampler: Box::new(resampler),
-                        pending: Vec::with_capacity(CHUNK),
-                        block,
+                        pending: Vec::with_capacity(block),
+                        block: output,
                     }
                 }
                 Err(_) => Engine::Linear {

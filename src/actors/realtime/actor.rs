@@ -86,13 +86,17 @@ impl Playing {
             }
             if *start < at && !words.is_empty() {
                 let times = alignment::written(text, words);
-                let said: String = times
+                let played = times.ends.iter().take_while(|&&end| end <= at).count();
+                let mut said: String = times.characters[..played].concat();
+                // A word cut off in the middle was not heard.
+                let cut_mid_word = times
                     .characters
-                    .iter()
-                    .zip(&times.ends)
-                    .take_while(|(_, &end)| end <= at)
-                    .map(|(c, _)| c.as_str())
-                    .collect();
+                    .get(played)
+                    .is_some_and(|c| c.chars().all(char::is_alphanumeric));
+                if cut_mid_word {
+                    let kept = said.rfind(char::is_whitespace).unwrap_or(0);
+                    said.truncate(kept);
+                }
                 heard.push_str(said.trim_end());
             }
             break;
@@ -111,6 +115,7 @@ pub struct State {
     turns: u64,
     events: u64,
     started: Instant,
+    /// The last message from the client or from a turn.
     last_heard: Instant,
     last_ping: Instant,
 }
@@ -171,7 +176,11 @@ impl Actor for SessionActor {
                 state.begin(Said::Text(text), None);
             }
             ToSession::Inbound(Inbound::Alive) => state.last_heard = Instant::now(),
-            ToSession::Turn { turn, event } => state.turn_event(turn, event),
+            ToSession::Turn { turn, event } => {
+                // A conversation waiting on its agent is not idle.
+                state.last_heard = Instant::now();
+                state.turn_event(turn, event);
+            }
             ToSession::Tick => state.tick(),
         }
         if state.args.out.is_closed() {
@@ -404,5 +413,59 @@ impl State {
             let event_id = self.events;
             self.send(Outbound::Ping { event_id });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(text: &str, start: f64, end: f64) -> SpokenWord {
+        SpokenWord {
+            text: text.into(),
+            start,
+            end,
+        }
+    }
+
+    fn playing(started_ago: f64) -> Playing {
+        Playing {
+            turn: 1,
+            reply: "Habari yako. Karibu benki leo.".into(),
+            first_audio: Instant::now() - Duration::from_secs_f64(started_ago),
+            pieces: vec![
+                (
+                    "Habari yako.".into(),
+                    0.0,
+                    1.0,
+                    vec![word("habari", 0.0, 0.4), word("yako", 0.5, 0.9)],
+                ),
+                (
+                    "Karibu benki leo.".into(),
+                    1.0,
+                    2.5,
+                    vec![
+                        word("karibu", 1.0, 1.5),
+                        word("benki", 1.6, 2.0),
+                        word("leo", 2.1, 2.4),
+                    ],
+                ),
+            ],
+            seconds: 2.5,
+            last_event: 2,
+        }
+    }
+
+    #[test]
+    fn what_was_heard_is_whole_words_played_by_now() {
+        assert_eq!(playing(0.1).heard(), "");
+        assert_eq!(playing(0.45).heard(), "Habari");
+        assert_eq!(playing(1.2).heard(), "Habari yako.");
+        // Half of "benki" has been played: it was not heard.
+        assert_eq!(playing(1.8).heard(), "Habari yako. Karibu");
+        assert_eq!(playing(3.0).heard(), "Habari yako. Karibu benki leo.");
+        assert!(playing(1.0).audible(false));
+        assert!(!playing(3.0).audible(false));
+        assert!(playing(3.0).audible(true));
     }
 }

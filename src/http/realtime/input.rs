@@ -67,7 +67,7 @@ impl Input {
         };
         Self {
             format,
-            resampler: StreamResampler::new(rate, SAMPLE_RATE),
+            resampler: StreamResampler::low_latency(rate, SAMPLE_RATE),
         }
     }
 
