@@ -50,14 +50,53 @@ pub struct RealtimeQuery {
     #[param(minimum = 200, maximum = 3000, example = 500)]
     pub end_of_turn_ms: Option<u64>,
     /// The agent's audio (`/realtime` only): any output format; omitted: `pcm_16000`.
-    #[param(example = "pcm_16000")]
+    #[param(
+        example = "pcm_16000",
+        pattern = "^((wav|pcm)_(8000|16000|22050|24000|32000|44100|48000)|(ulaw|alaw)_8000|mp3_(22050_32|24000_48|44100_(32|64|96|128|192))|opus_48000_(32|64|96|128|192)|flac_(16000|22050|24000|44100))$"
+    )]
     pub output_format: Option<String>,
     /// The caller's audio (`/realtime` only): `pcm_8000` … `pcm_48000`, `ulaw_8000`, or `file` (each chunk a
     /// whole audio file, WAV, Ogg Opus, WebM…); omitted: `pcm_16000`.
-    #[param(example = "pcm_16000")]
+    #[param(
+        example = "pcm_16000",
+        pattern = "^(pcm_(8000|16000|22050|24000|44100|48000)|ulaw_8000|file)$"
+    )]
     pub input_format: Option<String>,
     /// A token from `POST /v1/voice-agent/sessions`, in place of a key header (used once).
     pub token: Option<String>,
+}
+
+/// The query of the phone socket: the caller's and the agent's audio are Twilio's μ-law.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PhoneQuery {
+    /// The scenario; omitted: the default.
+    #[param(example = "banking")]
+    pub scenario: Option<String>,
+    /// The agent's voice; omitted: `tts.agent_voice`.
+    #[param(example = "baraka")]
+    pub voice_id: Option<String>,
+    /// A dialogue session to continue.
+    pub session_id: Option<String>,
+    /// Silence that ends the caller's turn, 200 to 3000 ms; omitted: `realtime.end_of_turn_ms`.
+    #[param(minimum = 200, maximum = 3000, example = 500)]
+    pub end_of_turn_ms: Option<u64>,
+    /// A token from `POST /v1/voice-agent/sessions`, in place of a key header (used once).
+    pub token: Option<String>,
+}
+
+impl From<PhoneQuery> for RealtimeQuery {
+    fn from(query: PhoneQuery) -> Self {
+        Self {
+            scenario: query.scenario,
+            voice_id: query.voice_id,
+            session_id: query.session_id,
+            end_of_turn_ms: query.end_of_turn_ms,
+            output_format: None,
+            input_format: None,
+            token: query.token,
+        }
+    }
 }
 
 /// A checked request: the session to start and how its socket speaks.
@@ -164,6 +203,7 @@ async fn accept(
     params(RealtimeQuery),
     responses(
         (status = 101, description = "Switched to the WebSocket protocol"),
+        (status = 400, description = "A malformed query (a parameter given twice, or not a number where one is due)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 401, description = "No key, an unknown key, or a token that is unknown, used or expired", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 404, description = "No such voice, or no such session for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -193,9 +233,10 @@ pub async fn converse(
     description = "Point a TwiML `<Connect><Stream url=\"wss://HOST/v1/voice-agent/twilio?token=…&scenario=banking\">` \
                    here: μ-law 8 kHz both ways, `media`, `mark` and `clear` out (clear when the caller talks over \
                    the agent). The key goes in `xi-api-key` or a token in `?token=`.",
-    params(RealtimeQuery),
+    params(PhoneQuery),
     responses(
         (status = 101, description = "Switched to the WebSocket protocol"),
+        (status = 400, description = "A malformed query (a parameter given twice, or not a number where one is due)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 401, description = "No key, an unknown key, or a token that is unknown, used or expired", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 404, description = "No such voice, or no such session for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -207,11 +248,11 @@ pub async fn converse(
 pub async fn phone(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    ApiQuery(query): ApiQuery<RealtimeQuery>,
+    ApiQuery(query): ApiQuery<PhoneQuery>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let ulaw = OutputFormat::named("ulaw_8000").map_err(ApiError::unprocessable)?;
-    let checked = check(&state, &caller, query, ulaw).await?;
+    let checked = check(&state, &caller, query.into(), ulaw).await?;
     accept(state, checked, upgrade, |_| Box::new(twilio::Twilio::new())).await
 }
 
