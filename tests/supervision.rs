@@ -163,3 +163,28 @@ fn crashing_recognition_and_dialogue_actors_are_restarted_too() {
     });
     assert_eq!(get(&server.url("/readyz"), None).status, 200);
 }
+
+#[test]
+fn a_crashing_realtime_session_ends_alone_with_a_close_frame() {
+    let data = temp_dir();
+    let server = Server::start(
+        data.path(),
+        &[
+            ("SAUTI_FAULT_REALTIME_EVERY", "4"),
+            (
+                "SAUTI__ASR__MODEL",
+                fixture("whisper/model").to_str().unwrap(),
+            ),
+            (
+                "SAUTI__MODELS__ONNXRUNTIME",
+                onnxruntime().to_str().unwrap(),
+            ),
+        ],
+    );
+    let said = common::sdk::run("realtime_crash.py", &[&server.url(""), KEY_A]);
+    assert!(said.contains("crashed session closed: 1011"), "{said}");
+    assert!(said.contains("bystander answered"), "{said}");
+    // The service is whole: no supervised actor was restarted, and it still answers.
+    assert_eq!(restarts_of(&server, "tts"), 0);
+    assert_eq!(get(&server.url("/readyz"), None).status, 200);
+}
