@@ -36,10 +36,29 @@ fn the_page_is_served_self_contained() {
     assert!(!page.contains("http://") && !page.contains("https://") && !page.contains("//cdn"));
 }
 
+/// The fake microphone: speech, then two seconds of silence (Chromium plays the file in a loop, so a live
+/// conversation hears a turn end after each pass).
+fn microphone(dir: &Path) -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let speech = root.join("tests/fixtures/audio/speech-pcm16-16000-1ch-2500ms.wav");
+    let mut reader = hound::WavReader::open(&speech).unwrap();
+    let spec = reader.spec();
+    let mut samples: Vec<i16> = reader.samples::<i16>().map(Result::unwrap).collect();
+    samples.extend(std::iter::repeat_n(0, spec.sample_rate as usize * 2));
+    let path = dir.join("microphone.wav");
+    let mut writer = hound::WavWriter::create(&path, spec).unwrap();
+    for sample in samples {
+        writer.write_sample(sample).unwrap();
+    }
+    writer.finalize().unwrap();
+    path
+}
+
 /// Run tests/browser/playground.mjs against `server` in `mode` (`no-model` or `model`).
 fn drive_chromium(server: &Server, mode: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let microphone = root.join("tests/fixtures/audio/speech-pcm16-16000-1ch-2500ms.wav");
+    let scratch = temp_dir();
+    let microphone = microphone(scratch.path());
     let shots = root.join("target/browser/screenshots");
     common::browser::run(
         "playground.mjs",

@@ -4,7 +4,6 @@
 // Exits non-zero with a message on the first failed expectation.
 import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 
 // playwright-core is installed by tools/test.sh under target/browser (NODE_PATH names that node_modules).
 const require = createRequire(`${process.env.NODE_PATH}/`);
@@ -70,7 +69,7 @@ try {
   await page.screenshot({ path: `${shots}/playground-tts.png`, fullPage: true });
 
   // Cloning: upload a reference (eSpeak NG, from tests/fixtures/clone), then speak with the new voice.
-  await page.setInputFiles("#clone-file", `${dirname(dirname(microphone))}/clone/low.mp3`);
+  await page.setInputFiles("#clone-file", new URL("../fixtures/clone/low.mp3", import.meta.url).pathname);
   await page.fill("#clone-name", "Amani");
   await page.click("#clone-go");
   await page.waitForFunction(() => /is ready/.test(document.querySelector("#clone-status").textContent), null, { timeout: 30000 })
@@ -111,6 +110,22 @@ try {
     expect((await page.textContent("#agent-status")).includes("ses_"), "the spoken turn continues the session");
     await page.screenshot({ path: `${shots}/playground-agent-spoken.png`, fullPage: true });
 
+    // A live conversation over the realtime socket: the fake microphone's turn is heard, the reply plays as
+    // it arrives; stopping ends it.
+    const usersBefore = (await page.$$("#agent-turns .turn.user")).length;
+    const agentsBefore = (await page.$$("#agent-turns .turn.agent")).length;
+    await page.click("#agent-live");
+    await page.waitForFunction(([u, a]) => document.querySelectorAll("#agent-turns .turn.user").length > u
+        && document.querySelectorAll("#agent-turns .turn.agent").length > a
+        && Number(document.querySelector("#agent-panel").dataset.liveAudio || 0) > 0,
+      [usersBefore, agentsBefore], { timeout: 60000 })
+      .catch(async () => { throw new Error(`no live turn: ${await page.textContent("#agent-status")}`); });
+    expect((await page.textContent("#agent-status")).includes("live"), "the status says live");
+    expect((await page.textContent("#agent-live")).includes("Stop"), "the button stops the conversation");
+    await page.screenshot({ path: `${shots}/playground-agent-live.png`, fullPage: true });
+    await page.click("#agent-live");
+    await page.waitForFunction(() => /stopped/.test(document.querySelector("#agent-status").textContent));
+
     // Speech recognition panel: record, stop, and the transcript appears with its duration.
     await page.click("#stt-record");
     await page.waitForTimeout(2000);
@@ -122,6 +137,10 @@ try {
     const status = await page.textContent("#agent-status");
     expect(status.includes("Not available") && status.toLowerCase().includes("speech recognition"), `the 503 in words: ${status}`);
     await page.screenshot({ path: `${shots}/playground-agent.png`, fullPage: true });
+    // A live conversation cannot start either, and says why before any socket is opened.
+    await page.click("#agent-live");
+    await page.waitForFunction(() => /Not available/.test(document.querySelector("#agent-status").textContent), null, { timeout: 20000 });
+    expect((await page.textContent("#agent-live")).includes("Start"), "no live conversation without a model");
   }
 
   // A refused key is explained in words.

@@ -278,12 +278,14 @@ pub struct SessionToken {
                    `realtime.token_ttl_seconds`.",
     responses(
         (status = 201, description = "The token", body = SessionToken),
-        (status = 503, description = "Too many tokens are outstanding", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "No speech recognition model is installed (a session could not hear the caller), or too many tokens are outstanding", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn token(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
 ) -> Result<Response, ApiError> {
+    // A session could not hear its caller: say so now, where a browser can read it, not at the socket.
+    state.graph.asr.ensure_available().await?;
     let ttl = state.settings.realtime.token_ttl_seconds;
     let token = state
         .keys
