@@ -251,3 +251,28 @@ pub fn shareable(text: &str) -> String {
 pub fn now() -> OffsetDateTime {
     template::east_africa_now()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interrupted_reply_keeps_only_what_was_heard() {
+        let mut session = Session::default();
+        session.history = vec![
+            (Role::User, "Nataka kutuma pesa".into()),
+            (Role::Agent, "Sawa. Unataka kutuma kiasi gani?".into()),
+            (Role::User, "Elfu tano".into()),
+            (
+                Role::Agent,
+                "Utatuma shilingi elfu tano kwa namba gani?".into(),
+            ),
+        ];
+        session.interrupted("Utatuma shilingi");
+        assert_eq!(session.history[3].1, "Utatuma shilingi");
+        assert_eq!(session.history[1].1, "Sawa. Unataka kutuma kiasi gani?");
+        session.interrupted("  ");
+        assert_eq!(session.history.len(), 3, "nothing heard: the reply is gone");
+        assert_eq!(session.history[2], (Role::User, "Elfu tano".into()));
+    }
+}

@@ -13,7 +13,7 @@ use super::problem::ApiError;
 use super::AppState;
 use crate::actors::tts::stream::Piece;
 use crate::actors::tts::SpeechStream;
-use crate::audio::output::{Codec, OutputFormat, StreamEncoder};
+use crate::audio::output::{OutputFormat, StreamEncoder};
 use crate::tts::lexicon::Lexicon;
 use crate::tts::VoiceSettings;
 
@@ -122,16 +122,9 @@ pub fn encoded(
     ))
 }
 
-/// Whether encoding `format` costs enough to run on a blocking thread under a codec permit (raw PCM and
-/// G.711 are a copy).
-fn heavy(format: OutputFormat) -> bool {
-    matches!(format.codec, Codec::Mp3 | Codec::Opus | Codec::Flac)
-        || format.rate != crate::audio::SAMPLE_RATE
-}
-
 impl Encoding {
     async fn piece(mut self, piece: Piece) -> Result<(Chunk, Self), String> {
-        let (encoder, bytes) = match heavy(self.format) {
+        let (encoder, bytes) = match self.format.costly() {
             false => {
                 let bytes = self.encoder.push(&piece.samples)?;
                 (self.encoder, bytes)
@@ -157,7 +150,7 @@ impl Encoding {
 
     async fn finish(self) -> Result<Chunk, String> {
         let encoder = self.encoder;
-        let bytes = match heavy(self.format) {
+        let bytes = match self.format.costly() {
             false => encoder.finish()?,
             true => blocking(&self.state, move || encoder.finish()).await?,
         };

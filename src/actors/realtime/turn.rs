@@ -10,7 +10,7 @@ use ractor::ActorRef;
 use super::{Services, SessionOptions, ToSession};
 use crate::actors::dialogue::TurnRequest;
 use crate::actors::tts::{SpeechStream, SynthesisError};
-use crate::audio::output::{Codec, OutputFormat, StreamEncoder};
+use crate::audio::output::{OutputFormat, StreamEncoder};
 use crate::tts::{SpokenWord, VoiceSettings};
 
 /// What the caller said: audio to recognise, or typed text.
@@ -173,8 +173,7 @@ impl Encoder {
     fn new(format: OutputFormat) -> Result<Self, String> {
         Ok(Self {
             encoder: Some(StreamEncoder::new(format)?),
-            heavy: matches!(format.codec, Codec::Mp3 | Codec::Opus | Codec::Flac)
-                || format.rate != crate::audio::SAMPLE_RATE,
+            heavy: format.costly(),
         })
     }
 

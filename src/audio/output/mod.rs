@@ -123,6 +123,12 @@ impl OutputFormat {
         Self::named(elevenlabs)
     }
 
+    /// Whether encoding costs real work (a compressing codec, or resampling), worth running off the async
+    /// threads; 16 kHz PCM, WAV and G.711 are a copy.
+    pub fn costly(&self) -> bool {
+        matches!(self.codec, Codec::Mp3 | Codec::Opus | Codec::Flac) || self.rate != SAMPLE_RATE
+    }
+
     /// The format's name (`wav_16000`, `ulaw_8000`, `mp3_44100_128`, `opus_48000_64`).
     pub fn name(&self) -> String {
         let codec = match self.codec {

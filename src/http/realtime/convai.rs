@@ -19,14 +19,17 @@ use crate::actors::realtime::{Inbound, Outbound};
 pub struct ConvAi {
     input: Input,
     input_format: InputFormat,
+    /// The longest typed message (`dialogue.max_text_chars`).
+    max_text_chars: usize,
 }
 
 impl ConvAi {
-    /// A session whose caller sends audio in `input_format`.
-    pub fn new(input_format: InputFormat) -> Self {
+    /// A session whose caller sends audio in `input_format` and types at most `max_text_chars` a message.
+    pub fn new(input_format: InputFormat, max_text_chars: usize) -> Self {
         Self {
             input: Input::new(input_format),
             input_format,
+            max_text_chars,
         }
     }
 }
@@ -64,10 +67,15 @@ impl Wire for ConvAi {
         }
         match message.get("type").and_then(Value::as_str) {
             Some("user_message") => match message.get("text").and_then(Value::as_str) {
-                Some(text) if !text.trim().is_empty() && text.chars().count() <= 1_000 => {
+                Some(text)
+                    if !text.trim().is_empty() && text.chars().count() <= self.max_text_chars =>
+                {
                     Taken::Messages(vec![Inbound::UserMessage(text.to_string())])
                 }
-                _ => refused("user_message needs a text of 1 to 1000 characters"),
+                _ => refused(format!(
+                    "user_message needs a text of 1 to {} characters",
+                    self.max_text_chars
+                )),
             },
             Some(
                 "pong"

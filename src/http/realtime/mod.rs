@@ -221,8 +221,9 @@ pub async fn converse(
     let format = OutputFormat::named(query.output_format.as_deref().unwrap_or("pcm_16000"))
         .map_err(ApiError::unprocessable)?;
     let checked = check(&state, &caller, query, format).await?;
-    accept(state, checked, upgrade, |input| {
-        Box::new(convai::ConvAi::new(input))
+    let max_text_chars = state.settings.dialogue.max_text_chars;
+    accept(state, checked, upgrade, move |input| {
+        Box::new(convai::ConvAi::new(input, max_text_chars))
     })
     .await
 }

@@ -1,0 +1,320 @@
+//! Streaming and realtime benchmark, measured in one run against the release server on this machine:
+//!
+//! 1. **Streaming synthesis** of 200 characters: time to the first audio byte of
+//!    `POST /v1/text-to-speech/{voice}/stream` and the stream's whole time, against the non-streamed seed path's
+//!    time for the same text (the reference), with the full-size random-weight MMS-TTS model (speed does not
+//!    depend on the weights) and the embedded voice. Targets: first audio ≤ 500 ms, stream ≤ 1.05 × whole.
+//! 2. **A realtime turn** over the WebSocket, the caller's speech sent in real time (20 ms chunks), recognised by
+//!    the whisper-base-size int8 model (at most 20 new tokens), answered by the scenario engine, spoken by the
+//!    embedded voice: voice-to-voice (end of the caller's speech → first reply audio, end-of-turn silence
+//!    included) with each stage's share. Target: p50 ≤ 1.0 s.
+//! 3. **Concurrent sessions** (1, 5, 10, 20), each speaking in real time: voice-to-voice p50 and p95, and how
+//!    far the sending fell behind real time; where recognition saturates shows as the voice-to-voice rise.
+//!
+//! Run: `bash tools/python-env.sh && cargo bench --bench realtime` (models are built once in target/bench-models).
+
+#[path = "python.rs"]
+mod python;
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use futures_util::{SinkExt as _, StreamExt as _};
+use python::{root, run};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+use tokio_tungstenite::tungstenite::Message;
+
+const KEY: &str = "bench-key-000001";
+const RUNS: usize = 5;
+const TEXT_200: &str =
+    "Habari ya asubuhi, karibu kwenye huduma ya benki yetu. Salio lako ni shilingi elfu kumi \
+na mbili. Ukitaka kutuma pesa, sema kiasi na namba ya simu ya mpokeaji. Asante kwa kutuchagua leo.";
+const CALLER: &str = "Nataka kujua salio la akaunti yangu ya akiba tafadhali.";
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_server(config: &Path, data: &Path, env: &[(&str, String)]) -> Server {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sauti"));
+    command
+        .args(["serve", "--config"])
+        .arg(config)
+        .current_dir(root())
+        .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
+        .env("SAUTI__STORAGE__DATA_DIR", data)
+        .env("SAUTI__AUTH__API_KEYS", KEY)
+        .env("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "100000")
+        .env("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "100000")
+        .env("SAUTI__REALTIME__MAX_SESSIONS_PER_KEY", "100")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("sauti serve starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let base = loop {
+        let line = lines.next().and_then(Result::ok).expect("sauti listens");
+        if let Some(base) = line.strip_prefix("sauti listening on ") {
+            break base.to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    Server { child, base }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn percentile(mut values: Vec<f64>, q: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[((values.len() - 1) as f64 * q).round() as usize]
+}
+
+/// Seconds to the first byte and to the last of a POST answer.
+fn timed_post(url: &str, text: &str) -> (f64, f64) {
+    let start = Instant::now();
+    let response = ureq::post(url)
+        .set("xi-api-key", KEY)
+        .send_json(serde_json::json!({ "text": text }))
+        .expect("synthesis answers");
+    let mut reader = response.into_reader();
+    let mut first = [0u8; 1];
+    reader.read_exact(&mut first).expect("a first byte");
+    let first_byte = start.elapsed().as_secs_f64();
+    std::io::copy(&mut reader, &mut std::io::sink()).expect("the body");
+    (first_byte, start.elapsed().as_secs_f64())
+}
+
+fn streaming(server: &Server, voice: &str) -> [f64; 4] {
+    let stream = server.base.clone() + &format!("/v1/text-to-speech/{voice}/stream");
+    let whole = server.base.clone() + &format!("/v1/text-to-speech/{voice}");
+    timed_post(&stream, TEXT_200);
+    timed_post(&whole, TEXT_200);
+    let (mut first, mut streamed, mut reference) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let (f, s) = timed_post(&stream, TEXT_200);
+        first.push(f);
+        streamed.push(s);
+        reference.push(timed_post(&whole, TEXT_200).1);
+    }
+    let (first, streamed, reference) = (median(first), median(streamed), median(reference));
+    [first, streamed, reference, streamed / reference]
+}
+
+/// One realtime turn's timings in seconds after the caller stopped speaking: transcript, reply, first audio;
+/// and how far the sending fell behind real time.
+struct Turn {
+    transcript: f64,
+    reply: f64,
+    first_audio: f64,
+    send_lag: f64,
+}
+
+async fn turn(url: String, speech: std::sync::Arc<Vec<u8>>) -> Turn {
+    let mut request = url.into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("xi-api-key", KEY.parse().unwrap());
+    let (socket, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .expect("the socket opens");
+    let (mut sink, mut stream) = socket.split();
+    stream.next().await.expect("metadata").expect("metadata");
+    let chunk = |bytes: &[u8]| {
+        Message::Text(
+            serde_json::json!({ "user_audio_chunk": base64::engine::general_purpose::STANDARD.encode(bytes) })
+                .to_string()
+                .into(),
+        )
+    };
+    let sender = tokio::spawn(async move {
+        let started = Instant::now();
+        let mut lag: f64 = 0.0;
+        let silence = vec![0u8; 640];
+        let frames = speech
+            .chunks(640)
+            .chain(std::iter::repeat_n(&silence[..], 250));
+        let mut spoke_until = None;
+        for (i, frame) in frames.enumerate() {
+            let due = started + Duration::from_millis(20 * i as u64);
+            tokio::time::sleep_until(due.into()).await;
+            lag = lag.max(due.elapsed().as_secs_f64());
+            if sink.send(chunk(frame)).await.is_err() {
+                break;
+            }
+            if i + 1 == speech.len().div_ceil(640) {
+                spoke_until = Some(Instant::now());
+            }
+        }
+        (spoke_until, lag)
+    });
+    let (mut transcript, mut reply, mut audio) = (None, None, None);
+    while audio.is_none() {
+        let Some(Ok(Message::Text(text))) = stream.next().await else {
+            break;
+        };
+        let message: serde_json::Value = serde_json::from_str(text.as_str()).unwrap();
+        let now = Some(Instant::now());
+        match message["type"].as_str() {
+            Some("user_transcript") => transcript = now,
+            Some("agent_response") => reply = now,
+            Some("audio") => audio = now,
+            _ => {}
+        }
+    }
+    sender.abort();
+    let (spoke_until, send_lag) = sender.await.unwrap_or((None, f64::NAN));
+    let end = spoke_until.unwrap_or_else(Instant::now);
+    let after = |t: Option<Instant>| t.map_or(f64::NAN, |t| t.duration_since(end).as_secs_f64());
+    Turn {
+        transcript: after(transcript),
+        reply: after(reply),
+        first_audio: after(audio),
+        send_lag,
+    }
+}
+
+fn main() {
+    let python = root().join("target/py/bin/python");
+    assert!(
+        python.exists(),
+        "no Python environment: run `bash tools/python-env.sh` first"
+    );
+    let models = root().join("target/bench-models");
+    let vits = models.join("mms-full");
+    if !vits.join("model.onnx").exists() {
+        run(
+            &python,
+            &[
+                "tools/make_vits_fixtures.py",
+                "--full-size",
+                vits.to_str().unwrap(),
+            ],
+        );
+    }
+    let whisper = models.join("whisper-base");
+    if !whisper.join("encoder_model.onnx").exists() {
+        run(
+            &python,
+            &[
+                "tools/make_whisper_fixtures.py",
+                "--size",
+                "base",
+                whisper.to_str().unwrap(),
+            ],
+        );
+    }
+    if !whisper.join("encoder_model_quantized.onnx").exists() {
+        run(
+            &python,
+            &[
+                "bench/asr_reference.py",
+                "prepare",
+                whisper.to_str().unwrap(),
+            ],
+        );
+    }
+    let library = run(Path::new("bash"), &["tools/onnxruntime.sh"])
+        .trim()
+        .to_string();
+    let config = models.join("realtime-voices.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[tts.voices]]\nid = \"mms-full\"\nname = \"bench\"\nmodel = \"{}\"\n",
+            vits.display()
+        ),
+    )
+    .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = start_server(
+        &config,
+        data.path(),
+        &[
+            ("SAUTI__MODELS__ONNXRUNTIME", library),
+            ("SAUTI__ASR__MODEL", whisper.display().to_string()),
+            ("SAUTI__ASR__VARIANT", "_quantized".into()),
+            ("SAUTI__ASR__MAX_NEW_TOKENS", "20".into()),
+        ],
+    );
+
+    println!("## Streaming synthesis, 200 characters ({RUNS} runs, medians)\n");
+    println!("| voice | first audio ms | stream ms | whole (seed path) ms | stream / whole |");
+    println!("|---|---|---|---|---|");
+    for voice in ["mms-full", "zuri"] {
+        let [first, streamed, whole, ratio] = streaming(&server, voice);
+        println!(
+            "| {voice} | {:.0} | {:.0} | {:.0} | {ratio:.3} |",
+            first * 1000.0,
+            streamed * 1000.0,
+            whole * 1000.0
+        );
+    }
+
+    let speech: Vec<u8> = {
+        use sauti::tts::Synthesizer as _;
+        let samples = sauti::tts::EmbeddedVoice::baraka()
+            .synthesize(CALLER, &sauti::tts::VoiceSettings::default())
+            .unwrap();
+        samples
+            .iter()
+            .flat_map(|&s| ((s.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes())
+            .collect()
+    };
+    let speech = std::sync::Arc::new(speech);
+    let url = server.base.replace("http://", "ws://")
+        + "/v1/voice-agent/realtime?scenario=banking&voice_id=zuri&end_of_turn_ms=500";
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    println!("\n## Realtime turns: end of the caller's speech to each event, seconds (end-of-turn silence 500 ms)\n");
+    println!("| sessions | turns | transcript p50 | reply p50 | first audio p50 (voice-to-voice) | first audio p95 | send lag max ms |");
+    println!("|---|---|---|---|---|---|---|");
+    for sessions in [1usize, 1, 5, 10, 20] {
+        let rounds = if sessions == 1 { RUNS } else { 2 };
+        let mut turns = Vec::new();
+        for _ in 0..rounds {
+            let batch = runtime.block_on(async {
+                let tasks: Vec<_> = (0..sessions)
+                    .map(|_| tokio::spawn(turn(url.clone(), std::sync::Arc::clone(&speech))))
+                    .collect();
+                let mut done = Vec::new();
+                for task in tasks {
+                    done.push(task.await.unwrap());
+                }
+                done
+            });
+            turns.extend(batch);
+        }
+        let column = |f: fn(&Turn) -> f64| {
+            turns
+                .iter()
+                .map(f)
+                .filter(|v| v.is_finite())
+                .collect::<Vec<f64>>()
+        };
+        println!(
+            "| {sessions} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.0} |",
+            turns.len(),
+            median(column(|t| t.transcript)),
+            median(column(|t| t.reply)),
+            median(column(|t| t.first_audio)),
+            percentile(column(|t| t.first_audio), 0.95),
+            column(|t| t.send_lag).into_iter().fold(0.0, f64::max) * 1000.0,
+        );
+    }
+    println!("\nThe first single-session row warms the models; the second is the measurement.");
+}
