@@ -258,16 +258,18 @@ mod tests {
 
     #[test]
     fn an_interrupted_reply_keeps_only_what_was_heard() {
-        let mut session = Session::default();
-        session.history = vec![
-            (Role::User, "Nataka kutuma pesa".into()),
-            (Role::Agent, "Sawa. Unataka kutuma kiasi gani?".into()),
-            (Role::User, "Elfu tano".into()),
-            (
-                Role::Agent,
-                "Utatuma shilingi elfu tano kwa namba gani?".into(),
-            ),
-        ];
+        let mut session = Session {
+            history: vec![
+                (Role::User, "Nataka kutuma pesa".into()),
+                (Role::Agent, "Sawa. Unataka kutuma kiasi gani?".into()),
+                (Role::User, "Elfu tano".into()),
+                (
+                    Role::Agent,
+                    "Utatuma shilingi elfu tano kwa namba gani?".into(),
+                ),
+            ],
+            ..Session::default()
+        };
         session.interrupted("Utatuma shilingi");
         assert_eq!(session.history[3].1, "Utatuma shilingi");
         assert_eq!(session.history[1].1, "Sawa. Unataka kutuma kiasi gani?");
