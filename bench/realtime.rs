@@ -75,14 +75,17 @@ fn start_server(config: &Path, data: &Path, env: &[(&str, String)]) -> Server {
     Server { child, base }
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+fn median(values: Vec<f64>) -> f64 {
+    percentile(values, 0.5)
 }
 
+/// The `q` quantile; NaN when nothing was measured.
 fn percentile(mut values: Vec<f64>, q: f64) -> f64 {
     values.sort_by(f64::total_cmp);
-    values[((values.len() - 1) as f64 * q).round() as usize]
+    match values.len() {
+        0 => f64::NAN,
+        n => values[((n - 1) as f64 * q).round() as usize],
+    }
 }
 
 /// Seconds to the first byte and to the last of a POST answer.
@@ -142,27 +145,37 @@ async fn turn(url: String, speech: std::sync::Arc<Vec<u8>>) -> Turn {
                 .into(),
         )
     };
-    let sender = tokio::spawn(async move {
-        let started = Instant::now();
-        let mut lag: f64 = 0.0;
-        let silence = vec![0u8; 640];
-        let frames = speech
-            .chunks(640)
-            .chain(std::iter::repeat_n(&silence[..], 250));
-        let mut spoke_until = None;
-        for (i, frame) in frames.enumerate() {
-            let due = started + Duration::from_millis(20 * i as u64);
-            tokio::time::sleep_until(due.into()).await;
-            lag = lag.max(due.elapsed().as_secs_f64());
-            if sink.send(chunk(frame)).await.is_err() {
-                break;
+    // When the speech ended and how late the sending ran, written by the sender as it goes (it is stopped,
+    // not joined, once the reply starts).
+    let spoke_until = std::sync::Arc::new(std::sync::OnceLock::<Instant>::new());
+    let lag = std::sync::Arc::new(std::sync::Mutex::new(0f64));
+    let sender = {
+        let (spoke_until, lag) = (
+            std::sync::Arc::clone(&spoke_until),
+            std::sync::Arc::clone(&lag),
+        );
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let silence = vec![0u8; 640];
+            let spoken = speech.len().div_ceil(640);
+            let frames = speech
+                .chunks(640)
+                .chain(std::iter::repeat_n(&silence[..], 250));
+            for (i, frame) in frames.enumerate() {
+                let due = started + Duration::from_millis(20 * i as u64);
+                tokio::time::sleep_until(due.into()).await;
+                if let Ok(mut lag) = lag.lock() {
+                    *lag = lag.max(due.elapsed().as_secs_f64());
+                }
+                if sink.send(chunk(frame)).await.is_err() {
+                    break;
+                }
+                if i + 1 == spoken {
+                    let _ = spoke_until.set(Instant::now());
+                }
             }
-            if i + 1 == speech.len().div_ceil(640) {
-                spoke_until = Some(Instant::now());
-            }
-        }
-        (spoke_until, lag)
-    });
+        })
+    };
     let (mut transcript, mut reply, mut audio) = (None, None, None);
     while audio.is_none() {
         let Some(Ok(Message::Text(text))) = stream.next().await else {
@@ -178,8 +191,15 @@ async fn turn(url: String, speech: std::sync::Arc<Vec<u8>>) -> Turn {
         }
     }
     sender.abort();
-    let (spoke_until, send_lag) = sender.await.unwrap_or((None, f64::NAN));
-    let end = spoke_until.unwrap_or_else(Instant::now);
+    let send_lag = lag.lock().map_or(f64::NAN, |l| *l);
+    let Some(&end) = spoke_until.get() else {
+        return Turn {
+            transcript: f64::NAN,
+            reply: f64::NAN,
+            first_audio: f64::NAN,
+            send_lag,
+        };
+    };
     let after = |t: Option<Instant>| t.map_or(f64::NAN, |t| t.duration_since(end).as_secs_f64());
     Turn {
         transcript: after(transcript),

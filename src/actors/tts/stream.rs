@@ -157,9 +157,11 @@ pub fn stream(
     timed: bool,
     out: &PieceSender,
 ) -> Result<usize, Failure> {
-    let pieces = synthesizer
-        .pieces(text, settings)
-        .map_err(Failure::Invalid)?;
+    let pieces = first_clause_apart(
+        synthesizer
+            .pieces(text, settings)
+            .map_err(Failure::Invalid)?,
+    );
     let count = pieces.len();
     let helpers = pool.idle_for(owner).min(count.saturating_sub(1));
     let ordered = Arc::new(Ordered {
@@ -199,6 +201,35 @@ pub fn stream(
         (None, 0) => Err(Failure::Invalid(TtsError::NothingToSay)),
         (None, samples) => Ok(samples),
     }
+}
+
+/// A first sentence longer than this is sent clause by clause (its first clause alone, then the rest), so the
+/// first audio waits only for the first clause.
+const FIRST_PIECE_CHARS: usize = 60;
+/// The shortest first clause worth sending alone.
+const FIRST_CLAUSE_CHARS: usize = 12;
+
+/// The pieces, with a long first sentence cut after its first clause.
+fn first_clause_apart(mut pieces: Vec<String>) -> Vec<String> {
+    let Some(first) = pieces.first() else {
+        return pieces;
+    };
+    if first.chars().count() <= FIRST_PIECE_CHARS {
+        return pieces;
+    }
+    let cut = first
+        .char_indices()
+        .filter(|&(at, c)| {
+            matches!(c, ',' | ';' | ':') && first[..at].chars().count() >= FIRST_CLAUSE_CHARS
+        })
+        .map(|(at, c)| at + c.len_utf8())
+        .find(|&end| !first[end..].trim().is_empty());
+    if let Some(end) = cut {
+        let rest = first[end..].trim().to_string();
+        let head = first[..end].trim().to_string();
+        pieces.splice(0..1, [head, rest]);
+    }
+    pieces
 }
 
 #[cfg(test)]
@@ -243,6 +274,30 @@ mod tests {
             let joined: Vec<f32> = pieces.iter().flat_map(|p| p.samples.clone()).collect();
             assert_eq!(joined, whole, "{workers} workers");
         }
+    }
+
+    #[test]
+    fn a_long_first_sentence_goes_clause_by_clause() {
+        let cut =
+            |pieces: &[&str]| first_clause_apart(pieces.iter().map(|p| p.to_string()).collect());
+        assert_eq!(
+            cut(&[
+                "Habari ya asubuhi, karibu kwenye huduma ya benki yetu ya kisasa leo.",
+                "Asante."
+            ]),
+            [
+                "Habari ya asubuhi,",
+                "karibu kwenye huduma ya benki yetu ya kisasa leo.",
+                "Asante."
+            ]
+        );
+        // Short first sentences, and first clauses too short to stand alone, are left whole.
+        assert_eq!(cut(&["Habari, karibu."]), ["Habari, karibu."]);
+        assert_eq!(
+            cut(&["Ndiyo, karibu kwenye huduma ya benki yetu ya kisasa leo asubuhi sana."]),
+            ["Ndiyo, karibu kwenye huduma ya benki yetu ya kisasa leo asubuhi sana."]
+        );
+        assert!(cut(&[]).is_empty());
     }
 
     #[test]
