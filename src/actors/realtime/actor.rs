@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use tokio::sync::mpsc;
 
+use super::playing::Playing;
 use super::turn::{self, Said, TurnEvent};
 use super::{Inbound, Outbound, Services, SessionOptions};
 use crate::audio::vad::{StreamingVad, VadEvent};
-use crate::tts::alignment;
 use crate::tts::SpokenWord;
 
 /// Messages to a session.
@@ -54,55 +54,6 @@ struct Current {
     reply: Option<String>,
     /// When the caller stopped speaking.
     ended_speaking: Instant,
-}
-
-/// A reply whose audio has gone to the client, which plays it in real time.
-struct Playing {
-    turn: u64,
-    reply: String,
-    first_audio: Instant,
-    /// Each piece's written text and where it starts and ends in the reply, in seconds, with its words.
-    pieces: Vec<(String, f64, f64, Vec<SpokenWord>)>,
-    seconds: f64,
-    last_event: u64,
-}
-
-impl Playing {
-    /// Whether the client may still be playing it.
-    fn audible(&self, producing: bool) -> bool {
-        producing || self.first_audio.elapsed().as_secs_f64() < self.seconds
-    }
-
-    /// The part of the reply played by now: whole pieces, and the characters of the piece under way whose time
-    /// has come (where the voice timed its words).
-    fn heard(&self) -> String {
-        let at = self.first_audio.elapsed().as_secs_f64();
-        let mut heard = String::new();
-        for (text, start, end, words) in &self.pieces {
-            if *end <= at {
-                heard.push_str(text);
-                heard.push(' ');
-                continue;
-            }
-            if *start < at && !words.is_empty() {
-                let times = alignment::written(text, words);
-                let played = times.ends.iter().take_while(|&&end| end <= at).count();
-                let mut said: String = times.characters[..played].concat();
-                // A word cut off in the middle was not heard.
-                let cut_mid_word = times
-                    .characters
-                    .get(played)
-                    .is_some_and(|c| c.chars().all(char::is_alphanumeric));
-                if cut_mid_word {
-                    let kept = said.rfind(char::is_whitespace).unwrap_or(0);
-                    said.truncate(kept);
-                }
-                heard.push_str(said.trim_end());
-            }
-            break;
-        }
-        heard.trim().to_string()
-    }
 }
 
 /// A session's state.
@@ -413,59 +364,5 @@ impl State {
             let event_id = self.events;
             self.send(Outbound::Ping { event_id });
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn word(text: &str, start: f64, end: f64) -> SpokenWord {
-        SpokenWord {
-            text: text.into(),
-            start,
-            end,
-        }
-    }
-
-    fn playing(started_ago: f64) -> Playing {
-        Playing {
-            turn: 1,
-            reply: "Habari yako. Karibu benki leo.".into(),
-            first_audio: Instant::now() - Duration::from_secs_f64(started_ago),
-            pieces: vec![
-                (
-                    "Habari yako.".into(),
-                    0.0,
-                    1.0,
-                    vec![word("habari", 0.0, 0.4), word("yako", 0.5, 0.9)],
-                ),
-                (
-                    "Karibu benki leo.".into(),
-                    1.0,
-                    2.5,
-                    vec![
-                        word("karibu", 1.0, 1.5),
-                        word("benki", 1.6, 2.0),
-                        word("leo", 2.1, 2.4),
-                    ],
-                ),
-            ],
-            seconds: 2.5,
-            last_event: 2,
-        }
-    }
-
-    #[test]
-    fn what_was_heard_is_whole_words_played_by_now() {
-        assert_eq!(playing(0.1).heard(), "");
-        assert_eq!(playing(0.45).heard(), "Habari");
-        assert_eq!(playing(1.2).heard(), "Habari yako.");
-        // Half of "benki" has been played: it was not heard.
-        assert_eq!(playing(1.8).heard(), "Habari yako. Karibu");
-        assert_eq!(playing(3.0).heard(), "Habari yako. Karibu benki leo.");
-        assert!(playing(1.0).audible(false));
-        assert!(!playing(3.0).audible(false));
-        assert!(playing(3.0).audible(true));
     }
 }

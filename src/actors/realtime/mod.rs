@@ -9,6 +9,7 @@
 //! frames into [`Inbound`] and [`Outbound`] into frames.
 
 mod actor;
+mod playing;
 mod seats;
 pub mod turn;
 
