@@ -8,8 +8,10 @@ use std::sync::Arc;
 use ractor::ActorRef;
 
 use super::{Services, SessionOptions, ToSession};
+use crate::actors::asr::RecognitionError;
 use crate::actors::dialogue::TurnRequest;
 use crate::actors::tts::{SpeechStream, SynthesisError};
+use crate::actors::ActorError;
 use crate::audio::output::{OutputFormat, StreamEncoder};
 use crate::tts::{SpokenWord, VoiceSettings};
 
@@ -78,11 +80,17 @@ async fn steps(
     let text = match said {
         Said::Text(text) => text,
         Said::Audio(audio) => {
-            let transcript = services
-                .asr
-                .transcribe(Arc::new(audio), crate::asr::DEFAULT_LANGUAGE)
-                .await
-                .map_err(|e| e.to_string())?;
+            let audio = Arc::new(audio);
+            let transcript = patiently(
+                || {
+                    services
+                        .asr
+                        .transcribe(Arc::clone(&audio), crate::asr::DEFAULT_LANGUAGE)
+                },
+                |e| matches!(e, RecognitionError::Actor(ActorError::Busy { .. })),
+            )
+            .await
+            .map_err(|e| e.to_string())?;
             let text = transcript.text.trim().to_string();
             if text.is_empty() {
                 report(TurnEvent::Nothing);
@@ -134,6 +142,24 @@ async fn steps(
     Ok(())
 }
 
+/// A conversation waits for a busy stage rather than failing: the call again every quarter second, for up to
+/// ten seconds, while `busy` says the refusal was a full queue.
+async fn patiently<T, E, F>(call: impl Fn() -> F, busy: impl Fn(&E) -> bool) -> Result<T, E>
+where
+    F: std::future::Future<Output = Result<T, E>>,
+{
+    let mut attempts = 0;
+    loop {
+        match call().await {
+            Err(error) if busy(&error) && attempts < 40 => {
+                attempts += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
 /// The reply's speech as a stream and its first piece: with word times where the voice can tell them.
 async fn open(
     services: &Services,
@@ -141,18 +167,21 @@ async fn open(
     reply: &str,
 ) -> Result<(SpeechStream, crate::actors::tts::stream::Piece), String> {
     for timed in [true, false] {
-        let mut stream = services
-            .tts
-            .stream(
-                &options.owner,
-                &options.voice_id,
-                reply,
-                VoiceSettings::default(),
-                None,
-                timed,
-            )
-            .await
-            .map_err(|e| e.to_string())?;
+        let mut stream = patiently(
+            || {
+                services.tts.stream(
+                    &options.owner,
+                    &options.voice_id,
+                    reply,
+                    VoiceSettings::default(),
+                    None,
+                    timed,
+                )
+            },
+            |e| matches!(e, SynthesisError::Actor(ActorError::Busy { .. })),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
         match stream.next().await {
             Some(Ok(first)) => return Ok((stream, first)),
             Some(Err(SynthesisError::Untimed(_))) if timed => continue,
