@@ -1,7 +1,6 @@
 //! Streamed synthesis: the pieces (sentences) of a text are handed on in order as each is ready, so a caller
-//! can send the first sentence's audio while the rest is still being made. The first piece is made alone (it
-//! is what the listener waits for); then idle workers take later pieces in parallel, and a piece finished
-//! early waits for those before it. Words are timed from the start
+//! can send the first sentence's audio while the rest is still being made. When workers are idle they take
+//! later pieces in parallel; a piece finished early waits for those before it. Words are timed from the start
 //! of the whole. A piece whose audio is empty (punctuation alone) is passed over; a text with nothing to say is
 //! refused before anything is sent.
 
@@ -61,24 +60,17 @@ struct Ordered {
 impl Ordered {
     /// Claim pieces in text order and make them until none is left or the stream has stopped.
     fn work(&self) {
-        while self.step() {}
-    }
-
-    /// Claim the next piece and make it; `false` when none is left or the stream has stopped.
-    fn step(&self) -> bool {
-        if self.stopped.load(Ordering::Acquire) {
-            return false;
+        while !self.stopped.load(Ordering::Acquire) {
+            let index = self.next.fetch_add(1, Ordering::AcqRel);
+            let Some(text) = self.pieces.get(index) else {
+                return;
+            };
+            let made = self.make(text, index);
+            let mut progress = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+            progress.made[index] = Some(made);
+            self.hand_on(&mut progress);
+            self.changed.notify_all();
         }
-        let index = self.next.fetch_add(1, Ordering::AcqRel);
-        let Some(text) = self.pieces.get(index) else {
-            return false;
-        };
-        let made = self.make(text, index);
-        let mut progress = self.progress.lock().unwrap_or_else(|p| p.into_inner());
-        progress.made[index] = Some(made);
-        self.hand_on(&mut progress);
-        self.changed.notify_all();
-        true
     }
 
     fn make(&self, text: &str, index: usize) -> Made {
@@ -171,6 +163,7 @@ pub fn stream(
             .map_err(Failure::Invalid)?,
     );
     let count = pieces.len();
+    let helpers = pool.idle_for(owner).min(count.saturating_sub(1));
     let ordered = Arc::new(Ordered {
         synthesizer: Arc::clone(synthesizer),
         settings: *settings,
@@ -190,10 +183,6 @@ pub fn stream(
         out: out.clone(),
         started: Instant::now(),
     });
-    // The first piece is made alone, with the machine to itself: it is what the listener waits for. Idle
-    // workers then help with the rest.
-    ordered.step();
-    let helpers = pool.idle_for(owner).min(count.saturating_sub(2));
     for _ in 0..helpers {
         let ordered = Arc::clone(&ordered);
         pool.run(owner, move || ordered.work());
