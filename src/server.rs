@@ -120,6 +120,7 @@ pub async fn serve(
 
     let limits = Arc::new(RateLimits::new(&settings.limits));
     let housekeeping = spawn_housekeeping(keys.clone(), db.clone(), Arc::clone(&limits));
+    let stopping = tokio_util::sync::CancellationToken::new();
     let state = AppState::new(Shared {
         settings: Arc::clone(&settings),
         voices: Arc::clone(&voices),
@@ -137,6 +138,7 @@ pub async fn serve(
             settings.realtime.max_sessions_per_key,
             settings.realtime.max_sessions,
         ),
+        stopping: stopping.clone(),
     });
     let app = front(state, keys, limits);
 
@@ -161,6 +163,8 @@ pub async fn serve(
                 tracing::error!("actor graph stopped");
             }
         }
+        // Realtime sockets are no longer the server's connections once upgraded: they are told to go.
+        stopping.cancel();
     };
     let server = &settings.server;
     let limits = crate::http::listen::ConnectionLimits {

@@ -153,3 +153,50 @@ fn a_realtime_conversation_through_a_websocket_client() {
     assert!(value("sauti_realtime_interruptions_total") >= 1.0);
     assert!(value("sauti_realtime_voice_to_voice_seconds_count") >= 3.0);
 }
+
+#[test]
+fn a_server_that_stops_tells_its_open_sessions_it_is_going_away() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+    use tokio_tungstenite::tungstenite::{connect, Message};
+
+    let data = temp_dir();
+    let server = Server::start(
+        data.path(),
+        &[
+            (
+                "SAUTI__ASR__MODEL",
+                fixture("whisper/model").to_str().unwrap(),
+            ),
+            (
+                "SAUTI__MODELS__ONNXRUNTIME",
+                onnxruntime().to_str().unwrap(),
+            ),
+        ],
+    );
+    let url = server
+        .url("/v1/voice-agent/realtime")
+        .replace("http://", "ws://");
+    let mut request = url.into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("xi-api-key", KEY_A.parse().unwrap());
+    let (mut socket, answer) = connect(request).expect("the socket opens");
+    assert_eq!(answer.status(), 101);
+    let hello = socket.read().unwrap();
+    assert!(hello
+        .to_text()
+        .unwrap()
+        .contains("conversation_initiation_metadata"));
+    let status = server.terminate(std::time::Duration::from_secs(20));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    let close = loop {
+        match socket.read() {
+            Ok(Message::Close(frame)) => break frame,
+            Ok(_) => continue,
+            Err(error) => panic!("no close frame before the connection ended: {error}"),
+        }
+    };
+    let frame = close.expect("a close code and reason");
+    assert_eq!(u16::from(frame.code), 1001);
+    assert!(frame.reason.contains("shutting down"), "{}", frame.reason);
+}

@@ -83,6 +83,8 @@ pub struct Shared {
     pub decoders: Arc<tokio::sync::Semaphore>,
     /// The realtime sessions open, per key and in all.
     pub seats: Arc<crate::actors::realtime::Seats>,
+    /// Cancelled when the server begins to stop: open realtime sockets close with 1001 (going away).
+    pub stopping: tokio_util::sync::CancellationToken,
 }
 
 /// Every documented route: `/v1` (authenticated by the front) and the open operational routes.

@@ -185,10 +185,11 @@ async fn accept(
         .await
         .map_err(|e| ApiError::new(ErrorCode::ServiceUnavailable, e))?;
     let wire = wire(checked.input);
+    let stopping = state.stopping.clone();
     Ok(upgrade
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |socket| socket::serve(socket, session, events, wire, seat))
+        .on_upgrade(move |socket| socket::serve(socket, session, events, wire, seat, stopping))
         .into_response())
 }
 

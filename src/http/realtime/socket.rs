@@ -39,12 +39,16 @@ pub async fn serve(
     mut events: mpsc::Receiver<Outbound>,
     mut wire: impl Wire,
     seat: Seat,
+    stopping: tokio_util::sync::CancellationToken,
 ) {
     let _seat = seat;
     let (mut sink, mut stream) = socket.split();
     let mut session = session;
     let close = loop {
         tokio::select! {
+            () = stopping.cancelled() => {
+                break Some((1001, "the server is shutting down; reconnect shortly".to_string()));
+            }
             frame = stream.next() => match frame {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break None,
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
