@@ -39,13 +39,59 @@ pub type Timed = (Vec<f32>, Vec<SpokenWord>);
 pub struct VoiceSettings {
     /// Tempo: 2.0 speaks in about half the time. Allowed 0.25–4.0.
     #[schema(minimum = 0.25, maximum = 4.0, example = 1.0)]
+    #[serde(deserialize_with = "sent::speaking_rate")]
     pub speaking_rate: f32,
     /// Liveliness of pitch and loudness (VITS: noise_scale). Allowed 0.0–2.0.
     #[schema(minimum = 0.0, maximum = 2.0, example = 0.667)]
+    #[serde(deserialize_with = "sent::noise_scale")]
     pub noise_scale: f32,
     /// Variation of sound durations (VITS: noise_scale_w). Allowed 0.0–2.0.
     #[schema(minimum = 0.0, maximum = 2.0, example = 0.8)]
+    #[serde(deserialize_with = "sent::noise_scale_duration")]
     pub noise_scale_duration: f32,
+}
+
+/// Settings read at the precision they were sent: a value outside its range by less than an `f32` can tell
+/// (`2.0000000000000004`) is refused, not rounded into range.
+mod sent {
+    use serde::de::{Deserialize, Deserializer, Error};
+
+    /// `value` if it lies within `range`, checked before it is narrowed to `f32`.
+    pub fn within(value: f64, name: &str, (min, max): (f32, f32)) -> Result<f32, String> {
+        if value.is_finite() && (f64::from(min)..=f64::from(max)).contains(&value) {
+            return Ok(value as f32);
+        }
+        Err(format!(
+            "voice_settings.{name} must be between {min} and {max}, got {value}"
+        ))
+    }
+
+    fn ranged<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        name: &str,
+        range: (f32, f32),
+    ) -> Result<f32, D::Error> {
+        within(f64::deserialize(deserializer)?, name, range).map_err(D::Error::custom)
+    }
+
+    pub fn speaking_rate<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+        ranged(d, "speaking_rate", super::SPEAKING_RATE_RANGE)
+    }
+
+    pub fn noise_scale<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+        ranged(d, "noise_scale", super::NOISE_SCALE_RANGE)
+    }
+
+    pub fn noise_scale_duration<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+        ranged(d, "noise_scale_duration", super::NOISE_SCALE_DURATION_RANGE)
+    }
+}
+
+/// A speaking rate sent as `f64` (an ElevenLabs or OpenAI `speed`), checked at that precision and narrowed.
+pub fn speaking_rate_of(sent: f64, name: &str) -> Result<f32, String> {
+    let (min, max) = SPEAKING_RATE_RANGE;
+    sent::within(sent, "speaking_rate", SPEAKING_RATE_RANGE)
+        .map_err(|_| format!("`{name}` must be between {min} and {max}, not {sent}"))
 }
 
 impl Default for VoiceSettings {
@@ -114,4 +160,29 @@ pub enum TtsError {
     /// The engine failed on this input (ONNX Runtime reported an error).
     #[error("the synthesis engine failed: {0}")]
     Engine(String),
+}
+
+#[cfg(test)]
+mod settings_tests {
+    use super::*;
+
+    #[test]
+    fn settings_are_checked_at_the_precision_they_were_sent() {
+        let read = |json: &str| serde_json::from_str::<VoiceSettings>(json);
+        assert_eq!(read(r#"{"noise_scale": 2.0}"#).unwrap().noise_scale, 2.0);
+        for outside in [
+            r#"{"noise_scale": 2.0000000000000004}"#,
+            r#"{"noise_scale_duration": -1e-300}"#,
+            r#"{"speaking_rate": 0.24999999999}"#,
+            r#"{"speaking_rate": 4.000000000001}"#,
+        ] {
+            let error = read(outside).unwrap_err().to_string();
+            assert!(error.contains("must be between"), "{outside}: {error}");
+        }
+        assert_eq!(read("{}").unwrap(), VoiceSettings::default());
+        assert!(speaking_rate_of(4.0000000001, "speed")
+            .unwrap_err()
+            .contains("`speed`"));
+        assert_eq!(speaking_rate_of(0.25, "speed"), Ok(0.25));
+    }
 }

@@ -44,7 +44,7 @@ pub struct SpeechQuery {
 pub struct ElevenVoiceSettings {
     /// Tempo, 0.25 to 4.0 (1.0 by default).
     #[schema(example = 1.1, minimum = 0.25, maximum = 4.0)]
-    pub speed: Option<f32>,
+    pub speed: Option<f64>,
     /// Accepted; no effect.
     pub stability: Option<f32>,
     /// Accepted; no effect.
@@ -120,8 +120,10 @@ pub async fn prepare(
     }
     let format = OutputFormat::named(query.output_format.as_deref().unwrap_or("mp3_44100_128"))
         .map_err(ApiError::unprocessable)?;
+    let speed = request.voice_settings.and_then(|s| s.speed).unwrap_or(1.0);
     let settings = VoiceSettings {
-        speaking_rate: request.voice_settings.and_then(|s| s.speed).unwrap_or(1.0),
+        speaking_rate: crate::tts::speaking_rate_of(speed, "voice_settings.speed")
+            .map_err(ApiError::unprocessable)?,
         ..VoiceSettings::default()
     };
     settings.validate()?;

@@ -55,7 +55,7 @@ pub struct SpeechRequest {
     /// Tempo, 0.25 to 4.0 (sauti's `speaking_rate`).
     #[serde(default)]
     #[schema(example = 1.0, minimum = 0.25, maximum = 4.0)]
-    speed: Option<f32>,
+    speed: Option<f64>,
     /// Accepted and ignored: sauti's voices take no spoken instructions.
     #[serde(default)]
     instructions: Option<String>,
@@ -103,13 +103,8 @@ pub async fn create(
             "`stream_format` {other:?} is not offered; omit it or send \"audio\""
         )));
     }
-    let speed = request.speed.unwrap_or(1.0);
-    let (slowest, fastest) = crate::tts::SPEAKING_RATE_RANGE;
-    if !(slowest..=fastest).contains(&speed) {
-        return Err(ApiError::unprocessable(format!(
-            "`speed` must be between {slowest} and {fastest}, not {speed}"
-        )));
-    }
+    let speed = crate::tts::speaking_rate_of(request.speed.unwrap_or(1.0), "speed")
+        .map_err(ApiError::unprocessable)?;
     let settings = VoiceSettings {
         speaking_rate: speed,
         ..VoiceSettings::default()
