@@ -5,6 +5,7 @@
 pub mod browser;
 pub mod cli;
 pub mod cloning;
+pub mod dictionaries;
 pub mod fake_http;
 pub mod ffmpeg;
 pub mod multipart;
