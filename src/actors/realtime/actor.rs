@@ -49,7 +49,7 @@ struct Current {
     id: u64,
     task: tokio::task::JoinHandle<()>,
     /// The turn's audio, until it is recognised (a turn that continues after a pause is recognised whole).
-    audio: Option<Vec<f32>>,
+    audio: Option<Arc<Vec<f32>>>,
     /// The reply, once the dialogue layer has given it.
     reply: Option<String>,
     /// When the caller stopped speaking.
@@ -217,9 +217,10 @@ impl State {
         if let Some(current) = self.current.take() {
             current.task.abort();
             match (current.audio, current.reply) {
-                (Some(mut earlier), _) => {
-                    earlier.extend_from_slice(&said);
-                    said = earlier;
+                (Some(earlier), _) => {
+                    let mut whole = Arc::unwrap_or_clone(earlier);
+                    whole.extend_from_slice(&said);
+                    said = whole;
                 }
                 (None, Some(reply))
                     if self.playing.as_ref().is_none_or(|p| p.turn != current.id) =>
@@ -233,11 +234,12 @@ impl State {
                 _ => {}
             }
         }
-        let kept = said.clone();
-        self.begin(Said::Audio(said), Some(kept));
+        // The turn's task and the session share the audio: it is copied only if the turn is heard again.
+        let said = Arc::new(said);
+        self.begin(Said::Audio(Arc::clone(&said)), Some(said));
     }
 
-    fn begin(&mut self, said: Said, audio: Option<Vec<f32>>) {
+    fn begin(&mut self, said: Said, audio: Option<Arc<Vec<f32>>>) {
         if let Some(current) = self.current.take() {
             current.task.abort();
         }

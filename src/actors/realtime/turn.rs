@@ -18,7 +18,7 @@ use crate::tts::{SpokenWord, VoiceSettings};
 /// What the caller said: audio to recognise, or typed text.
 pub enum Said {
     /// 16 kHz mono samples of the turn.
-    Audio(Vec<f32>),
+    Audio(Arc<Vec<f32>>),
     /// A typed message.
     Text(String),
 }
@@ -80,7 +80,6 @@ async fn steps(
     let text = match said {
         Said::Text(text) => text,
         Said::Audio(audio) => {
-            let audio = Arc::new(audio);
             let transcript = patiently(
                 || {
                     services
