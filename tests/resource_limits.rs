@@ -362,3 +362,75 @@ fn connections_that_never_finish_their_headers_are_closed() {
     // A complete request on a new connection is served as usual.
     assert_eq!(common::get(&server.url("/healthz"), None).status, 200);
 }
+
+#[test]
+fn headers_trickled_byte_by_byte_are_cut_off_but_a_quiet_keep_alive_connection_is_not() {
+    let data = common::temp_dir();
+    let server = Server::start(
+        data.path(),
+        &[
+            ("SAUTI__SERVER__HEADER_TIMEOUT_SECONDS", "2"),
+            ("SAUTI__SERVER__IDLE_TIMEOUT_SECONDS", "30"),
+        ],
+    );
+    let address = server.base.trim_start_matches("http://").to_string();
+    let request = format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\n\r\n");
+
+    // A byte every 300 ms never lets the connection go idle, but its headers take too long: the server ends
+    // the connection (the client reads its end; what it still sends is read and dropped for a while).
+    let mut slow = TcpStream::connect(&address).unwrap();
+    slow.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let started = Instant::now();
+    let mut cut_off = false;
+    for byte in request.as_bytes().iter().cycle().take(60) {
+        if slow.write_all(&[*byte]).is_err() {
+            cut_off = true;
+            break;
+        }
+        let mut buffer = [0u8; 256];
+        match slow.read(&mut buffer) {
+            Ok(0) => {
+                cut_off = true;
+                break;
+            }
+            Ok(_) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => {
+                cut_off = true;
+                break;
+            }
+        }
+    }
+    let waited = started.elapsed();
+    assert!(cut_off, "still open after {waited:?}");
+    assert!(
+        waited >= Duration::from_millis(1500) && waited < Duration::from_secs(8),
+        "{waited:?}"
+    );
+
+    // A keep-alive connection quiet for longer than the header deadline still serves its next request: the
+    // deadline counts from a request's first byte.
+    let mut quiet = TcpStream::connect(&address).unwrap();
+    quiet
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    for pause in [Duration::ZERO, Duration::from_secs(3)] {
+        std::thread::sleep(pause);
+        quiet.write_all(request.as_bytes()).unwrap();
+        let mut head = [0u8; 12];
+        quiet.read_exact(&mut head).unwrap();
+        assert_eq!(&head, b"HTTP/1.1 200", "after a pause of {pause:?}");
+        // The rest of the small response: read until the JSON body closes.
+        let mut rest = Vec::new();
+        let mut byte = [0u8; 1];
+        while !rest.ends_with(b"}") {
+            quiet.read_exact(&mut byte).unwrap();
+            rest.push(byte[0]);
+        }
+    }
+}

@@ -73,7 +73,6 @@ pub struct ConverseResponse {
 pub async fn converse(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    headers: HeaderMap,
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<ConverseRequest>,
 ) -> Result<Json<ConverseResponse>, ApiError> {
@@ -102,7 +101,7 @@ pub async fn converse(
         .resolve(&caller.key_id, &locators)
         .await?;
     let turn = state.graph.agent.converse(request.clone()).await?;
-    Ok(Json(respond(request, turn, &headers)))
+    Ok(Json(respond(request, turn)))
 }
 
 /// Resolve defaults and check the voice; the scenario and session are checked by the dialogue layer.
@@ -131,12 +130,8 @@ fn agent_request(
     })
 }
 
-fn respond(request: AgentRequest, turn: AgentTurn, headers: &HeaderMap) -> ConverseResponse {
-    let request_id = headers
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
+fn respond(request: AgentRequest, turn: AgentTurn) -> ConverseResponse {
+    let request_id = crate::telemetry::request_scope::current().unwrap_or_default();
     tracing::info!(scenario = request.scenario, voice_id = request.voice_id, outcome = turn.outcome, actions = ?turn.actions, total_ms = turn.timings.total, "agent turn");
     ConverseResponse {
         user_text: turn.user_text,
@@ -230,7 +225,7 @@ pub async fn converse_audio(
         .agent
         .converse_audio(request.clone(), speech)
         .await?;
-    Ok(Json(respond(request, turn, &headers)))
+    Ok(Json(respond(request, turn)))
 }
 
 impl From<AgentError> for ApiError {

@@ -67,15 +67,12 @@ impl Front {
 
     /// Answer one request. What can be decided at once (the id, authentication, limits) is decided before
     /// the future is made, which then holds only what the router's answer still needs.
-    pub fn handle(&self, mut request: Request) -> impl Future<Output = Response> + Send + 'static {
+    pub fn handle(&self, request: Request) -> impl Future<Output = Response> + Send + 'static {
         let started = Instant::now();
+        // Handlers read the id from the log scope, not from the request's headers.
         let id = match request.headers().get(REQUEST_ID) {
             Some(id) => id.clone(),
-            None => {
-                let id = new_request_id();
-                request.headers_mut().insert(REQUEST_ID, id.clone());
-                id
-            }
+            None => new_request_id(),
         };
         // Kept by reference count (no copy) for the rare response that turns out to be an error.
         let uri = request.uri().clone();

@@ -37,7 +37,8 @@ pub async fn list(
     let body = state
         .voices
         .list_json_for(&caller.key_id, filter.language.as_deref());
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+    let json = header::HeaderValue::from_static("application/json");
+    ([(header::CONTENT_TYPE, json)], body).into_response()
 }
 
 /// `GET /v1/voices/{voice_id}`.

@@ -90,7 +90,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
 }
 
 /// How often recorded histogram samples are folded into their buckets.
-const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+const UPKEEP_EVERY: Duration = Duration::from_secs(1);
 
 /// Histogram samples are kept raw until folded into their buckets, which otherwise happens only when
 /// `/metrics` is scraped: a service nobody scrapes would hold every request's latency forever. A small thread

@@ -1,6 +1,8 @@
-//! What a connection has been doing: bytes moving either way, requests in flight, and since when a write has
-//! been waiting on a client that does not read. The connection's watchdog ([`Activity::expired`]) reads it and
-//! ends the connection when it is idle or stuck.
+//! What a connection has been doing: bytes moving either way, requests in flight, since when the headers of
+//! the next request have been arriving, and since when a write has been waiting on a client that does not read.
+//! The connection's watchdog ([`Activity::expired`]) reads it and ends the connection when it is idle, slow to
+//! send its headers, or stuck. Every note is a relaxed store of a coarse clock, so watching costs next to
+//! nothing per request (a timer per request would cost more than the request's own routing).
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -22,6 +24,9 @@ struct Inner {
     last_progress: AtomicU64,
     /// Milliseconds since `opened` (plus one) when a write started waiting; 0 while none waits.
     write_blocked_since: AtomicU64,
+    /// Milliseconds since `opened` (plus one) when the first byte of a request's headers arrived; 0 while a
+    /// request is in flight or no byte of the next one has come.
+    headers_since: AtomicU64,
     /// Requests whose response has not been sent in full.
     in_flight: AtomicUsize,
 }
@@ -32,6 +37,7 @@ impl Activity {
             opened: coarse_now(),
             last_progress: AtomicU64::new(0),
             write_blocked_since: AtomicU64::new(0),
+            headers_since: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
         }))
     }
@@ -44,30 +50,65 @@ impl Activity {
         self.0.last_progress.store(self.now(), Ordering::Relaxed);
     }
 
-    /// A request arrived; the guard is held until its response body has been sent (or dropped).
+    /// Bytes arrived: progress, and when no request is in flight, the start of the next request's headers.
+    fn read(&self) {
+        let now = self.now();
+        self.0.last_progress.store(now, Ordering::Relaxed);
+        if self.0.in_flight.load(Ordering::Acquire) == 0
+            && self.0.headers_since.load(Ordering::Relaxed) == 0
+        {
+            self.0.headers_since.store(now + 1, Ordering::Relaxed);
+        }
+    }
+
+    /// A request's headers are complete; the guard is held until its response body has been sent (or dropped).
     pub fn request_started(&self) -> InFlight {
         self.0.in_flight.fetch_add(1, Ordering::AcqRel);
+        self.0.headers_since.store(0, Ordering::Relaxed);
         InFlight(self.clone())
     }
 
-    /// Resolves, with the reason, once the connection has been idle for `idle` (no request in flight and no
-    /// byte either way) or a write has waited `write` for a client that does not read.
-    pub async fn expired(&self, idle: Duration, write: Duration) -> &'static str {
-        let tick = (idle.min(write) / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
-        let (idle, write) = (idle.as_millis() as u64, write.as_millis() as u64);
+    /// Resolves, with the reason, once the connection has been idle for `deadlines.idle` (no request in flight
+    /// and no byte either way), a request's headers have been arriving for `deadlines.headers`, or a write has
+    /// waited `deadlines.write` for a client that does not read.
+    pub async fn expired(&self, deadlines: Deadlines) -> &'static str {
+        let shortest = deadlines.idle.min(deadlines.write).min(deadlines.headers);
+        let tick = (shortest / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+        let millis = |d: Duration| d.as_millis() as u64;
+        let (idle, write, headers) = (
+            millis(deadlines.idle),
+            millis(deadlines.write),
+            millis(deadlines.headers),
+        );
+        let since = |noted: u64, now: u64| now.saturating_sub(noted - 1);
         loop {
             tokio::time::sleep(tick).await;
             let now = self.now();
             let blocked = self.0.write_blocked_since.load(Ordering::Relaxed);
-            if blocked != 0 && now.saturating_sub(blocked - 1) >= write {
+            if blocked != 0 && since(blocked, now) >= write {
                 return "the client stopped reading (server.write_timeout_seconds)";
             }
+            if self.0.in_flight.load(Ordering::Acquire) > 0 {
+                continue;
+            }
+            let heading = self.0.headers_since.load(Ordering::Relaxed);
+            if heading != 0 && since(heading, now) >= headers {
+                return "request headers incomplete (server.header_timeout_seconds)";
+            }
             let last = self.0.last_progress.load(Ordering::Relaxed);
-            if self.0.in_flight.load(Ordering::Acquire) == 0 && now.saturating_sub(last) >= idle {
+            if now.saturating_sub(last) >= idle {
                 return "idle (server.idle_timeout_seconds)";
             }
         }
     }
+}
+
+/// How long a connection may be idle, take to send a request's headers, and leave a write waiting.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadlines {
+    pub idle: Duration,
+    pub headers: Duration,
+    pub write: Duration,
 }
 
 /// One request in flight on a connection.
@@ -159,7 +200,7 @@ impl AsyncRead for Watched {
         let before = buf.filled().len();
         let result = self.socket().poll_read(cx, buf);
         if matches!(result, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.activity.progressed();
+            self.activity.read();
         }
         result
     }

@@ -1,7 +1,8 @@
 //! The connection loop: HTTP/1.1 on accepted TCP connections, each request carrying the peer address, with
 //! connection hygiene for a service exposed to the internet:
 //!
-//! - a deadline for request headers (a client that never finishes its headers is dropped);
+//! - a deadline for request headers, from their first byte (a client that never finishes its headers is
+//!   dropped);
 //! - an idle timeout: a connection with no request in flight that sends nothing is closed;
 //! - a write timeout: a client that stops reading its response is dropped, so a large download never holds a
 //!   connection (or the process's memory) for a client that is gone;
@@ -16,13 +17,13 @@ use std::time::Duration;
 use super::edge::Front;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use activity::{Activity, Watched};
+use activity::{Activity, Deadlines, Watched};
 
 mod activity;
 
@@ -55,10 +56,13 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let graceful = GracefulShutdown::new();
     let mut builder = Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
+    // The header deadline is kept by each connection's watchdog, not by a timer per request.
+    builder.http1().header_read_timeout(None);
+    let deadlines = Deadlines {
+        idle: limits.idle_timeout,
+        headers: limits.header_timeout,
+        write: limits.write_timeout,
+    };
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     tokio::pin!(shutdown);
     loop {
@@ -94,7 +98,8 @@ pub async fn serve(
                 .insert(ConnectInfo::<SocketAddr>(remote));
             // The request counts as in flight until its response body has been sent.
             let in_flight = requests.request_started();
-            let response = app.handle(request.map(axum::body::Body::new));
+            // Boxed once here: hyper moves the future it is given, and the front's is large.
+            let response = Box::pin(app.handle(request.map(axum::body::Body::new)));
             async move {
                 let response = response.await;
                 Ok::<_, std::convert::Infallible>(response.map(|body| {
@@ -111,16 +116,21 @@ pub async fn serve(
                 service,
             )
             .into_owned();
-        let connection = graceful.watch(connection);
+        let mut connection = tokio::spawn(graceful.watch(connection));
+        // The watchdog is a task of its own, so the connection's task polls no timer on every wake.
         tokio::spawn(async move {
             let _slot = slot;
             metrics::gauge!(crate::telemetry::metrics::CONNECTIONS_OPEN).increment(1.0);
             tokio::select! {
-                ended = connection => if let Err(error) = ended {
-                    tracing::debug!(%error, "connection ended with an error");
+                ended = &mut connection => match ended {
+                    Ok(Err(error)) => tracing::debug!(%error, "connection ended with an error"),
+                    Err(error) if error.is_panic() => tracing::error!(%error, "connection task panicked"),
+                    Ok(Ok(())) | Err(_) => {}
                 },
-                why = activity.expired(limits.idle_timeout, limits.write_timeout) => {
+                why = activity.expired(deadlines) => {
                     tracing::debug!(%remote, why, "connection closed");
+                    connection.abort();
+                    let _ = connection.await;
                 }
             }
             metrics::gauge!(crate::telemetry::metrics::CONNECTIONS_OPEN).decrement(1.0);
