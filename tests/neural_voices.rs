@@ -168,7 +168,7 @@ fn without_onnx_runtime_neural_voices_are_inactive_and_the_builtin_ones_work() {
 }
 
 #[test]
-fn a_neural_voice_speaks_on_the_compatible_paths_but_cannot_time_its_characters() {
+fn a_split_neural_voice_times_its_characters_and_a_whole_graph_says_it_cannot() {
     let dir = temp_dir();
     let config = config_with_fixture_voices(&dir);
     let library = onnxruntime();
@@ -177,30 +177,75 @@ fn a_neural_voice_speaks_on_the_compatible_paths_but_cannot_time_its_characters(
         &config,
         &[("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap())],
     );
-    let body = json!({ "text": "Habari za jioni." });
-    let url = |tail: &str| server.url(&format!("/elevenlabs/v1/text-to-speech/tiny-mms{tail}"));
-    let audio = post_json(&url("?output_format=wav_16000"), Some(KEY_A), &body);
+    let text = "Habari za jioni. Nina shilingi 250.";
+    let body = json!({ "text": text });
+    let url = |voice: &str, tail: &str| {
+        server.url(&format!("/elevenlabs/v1/text-to-speech/{voice}{tail}"))
+    };
+    let audio = post_json(
+        &url("tiny-mms", "?output_format=wav_16000"),
+        Some(KEY_A),
+        &body,
+    );
     assert_eq!(audio.status, 200);
     assert_eq!(audio.header("content-type"), Some("audio/wav"));
-    let refused = post_json(&url("/with-timestamps"), Some(KEY_A), &body);
+
+    // The MMS fixture comes with its prior and decoder graphs: its own durations time every character.
+    let timed = post_json(
+        &url("tiny-mms", "/with-timestamps?output_format=pcm_16000"),
+        Some(KEY_A),
+        &body,
+    );
+    assert_eq!(
+        timed.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&timed.body)
+    );
+    let timed = timed.json();
+    let alignment = &timed["alignment"];
+    let characters: String = alignment["characters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(characters, text);
+    let times = |key: &str| -> Vec<f64> {
+        alignment[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect()
+    };
+    let (starts, ends) = (
+        times("character_start_times_seconds"),
+        times("character_end_times_seconds"),
+    );
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
+    assert!(starts.iter().zip(&ends).all(|(s, e)| s <= e));
+    let pcm = base64::engine::general_purpose::STANDARD
+        .decode(timed["audio_base64"].as_str().unwrap())
+        .unwrap();
+    let seconds = pcm.len() as f64 / 32_000.0;
+    assert!(
+        *ends.last().unwrap() <= seconds + 0.02,
+        "{ends:?} vs {seconds}"
+    );
+    assert!(
+        *ends.last().unwrap() > seconds / 2.0,
+        "{ends:?} vs {seconds}"
+    );
+
+    // A Piper voice is one graph without durations: refused, saying what can time words.
+    let refused = post_json(&url("tiny-piper", "/with-timestamps"), Some(KEY_A), &body);
     let detail = problem_body(&refused, 422)["detail"]
         .as_str()
         .unwrap()
         .to_string();
     assert!(
-        detail.contains("tiny-mms") && detail.contains("zuri"),
+        detail.contains("tiny-piper") && detail.contains("zuri") && detail.contains("split"),
         "{detail}"
     );
-    // The embedded voices can.
-    let timed = post_json(
-        &server.url("/elevenlabs/v1/text-to-speech/zuri/with-timestamps"),
-        Some(KEY_A),
-        &body,
-    );
-    assert_eq!(timed.status, 200);
-    let characters = timed.json()["alignment"]["characters"]
-        .as_array()
-        .unwrap()
-        .len();
-    assert_eq!(characters, "Habari za jioni.".chars().count());
 }

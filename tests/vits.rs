@@ -67,6 +67,18 @@ fn model(layout: &str) -> PathBuf {
     }
 }
 
+/// The MMS fixture with its whole graph only (without `model.prior.onnx` and `model.decoder.onnx`), in `dir`.
+fn mms_whole_graph(dir: &tempfile::TempDir) -> PathBuf {
+    for entry in std::fs::read_dir(common::fixture("vits/mms")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.ends_with(".prior.onnx") && !name.ends_with(".decoder.onnx") {
+            std::fs::copy(&path, dir.path().join(name)).unwrap();
+        }
+    }
+    dir.path().to_path_buf()
+}
+
 fn silent(speaking_rate: f32) -> VoiceSettings {
     VoiceSettings {
         speaking_rate,
@@ -75,15 +87,16 @@ fn silent(speaking_rate: f32) -> VoiceSettings {
     }
 }
 
-fn check_layout(layout: &str, expected: Layout) {
+fn check_layout(layout: &str, expected: Layout, folder: PathBuf, split: bool) {
     let cases: Vec<Case> = reference()
         .into_iter()
         .filter(|c| c.layout == layout)
         .collect();
     assert!(cases.len() >= 6, "{layout}: {} cases", cases.len());
     for case in cases {
-        let voice = VitsVoice::load(&model(layout), &options(case.speaker)).unwrap();
+        let voice = VitsVoice::load(&folder, &options(case.speaker)).unwrap();
         assert_eq!(voice.layout(), expected);
+        assert_eq!(voice.is_split(), split);
         assert_eq!(voice.sample_rate(), case.sample_rate);
         if let Some(ipa) = &case.ipa {
             assert_eq!(&voice.ipa(&case.text), ipa, "{:?}", case.text);
@@ -118,12 +131,15 @@ fn check_layout(layout: &str, expected: Layout) {
 
 #[test]
 fn mms_layout_reproduces_transformers_token_ids_and_waveforms() {
-    check_layout("mms", Layout::Mms);
+    // The prior and decoder graphs one after the other, and the whole graph alone.
+    check_layout("mms", Layout::Mms, model("mms"), true);
+    let dir = common::temp_dir();
+    check_layout("mms", Layout::Mms, mms_whole_graph(&dir), false);
 }
 
 #[test]
 fn piper_layout_reproduces_espeak_phonemes_ids_and_waveforms() {
-    check_layout("piper", Layout::Piper);
+    check_layout("piper", Layout::Piper, model("piper"), false);
 }
 
 #[test]

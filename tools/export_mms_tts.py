@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Export a Hugging Face MMS-TTS checkpoint (e.g. `sauti models fetch mms-tts-swh`) to the ONNX graph sauti loads:
 `model.onnx` beside the checkpoint's vocab.json / tokenizer_config.json / config.json, taking `input_ids` and the
-scalar controls `noise_scale`, `length_scale` and `noise_scale_w`.
+scalar controls `noise_scale`, `length_scale` and `noise_scale_w`; and the same model split in two
+(`model.prior.onnx`, `model.decoder.onnx`, see vits_split.py), with which sauti streams the voice window by window
+and times its words.
 
     python3 tools/export_mms_tts.py models/mms-tts-swh
 
@@ -15,6 +17,7 @@ import torch
 from transformers import VitsModel, VitsTokenizer
 
 from make_vits_fixtures import MmsGraph, export
+from vits_split import check_split, export_split
 
 
 def main(folder):
@@ -26,7 +29,9 @@ def main(folder):
     export(MmsGraph(model), (ids, zero, torch.tensor(1.0), zero),
            ["input_ids", "noise_scale", "length_scale", "noise_scale_w"],
            {"input_ids": {1: "T"}, "waveform": {1: "N"}}, folder / "model.onnx")
-    print(f"wrote {folder / 'model.onnx'}; the voice mms-swh in config/default.toml reads this folder")
+    export_split(model, ids, folder)
+    check_split(folder, tokenizer("habari za asubuhi, karibu sana")["input_ids"])
+    print(f"wrote model.onnx, model.prior.onnx and model.decoder.onnx in {folder}; the voice mms-swh in config/default.toml reads this folder")
 
 
 if __name__ == "__main__":

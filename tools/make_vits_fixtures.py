@@ -4,6 +4,7 @@ config) exported to ONNX in the two layouts sauti loads, plus the reference toke
 tests must reproduce.
 
     tests/fixtures/vits/mms/     model.onnx + vocab.json + tokenizer_config.json + config.json   (Hugging Face / MMS)
+                                 + model.prior.onnx + model.decoder.onnx (the same model split, see vits_split.py)
     tests/fixtures/vits/piper/   sw-tiny.onnx + sw-tiny.onnx.json                                 (Piper, 2 speakers)
     tests/fixtures/vits/reference.json + *.f32 (little-endian float32 waveforms)
 
@@ -25,6 +26,8 @@ import numpy as np
 import onnxruntime
 import torch
 from transformers import VitsConfig, VitsModel, VitsTokenizer
+
+from vits_split import check_split, export_split
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "fixtures" / "vits"
@@ -136,6 +139,7 @@ def fixtures():
     export(MmsGraph(model), (ids, zero, torch.tensor(1.0), zero),
            ["input_ids", "noise_scale", "length_scale", "noise_scale_w"], {"input_ids": {1: "T"}, "waveform": {1: "N"}},
            mms_dir / "model.onnx")
+    export_split(model, ids, mms_dir)
     for n, (text, normalized) in enumerate(MMS_CASES):
         ids = tokenizer(normalized)["input_ids"]
         for rate in SPEAKING_RATES:
@@ -182,6 +186,8 @@ def fixtures():
 
     (OUT / "reference.json").write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=1))
     check_with_onnxruntime(cases)
+    for case in cases[:2]:
+        assert check_split(mms_dir, case["ids"], 1.0 / case["speaking_rate"]) < 1e-4
 
 
 def check_with_onnxruntime(cases):
@@ -222,6 +228,8 @@ def full_size(folder):
     export(MmsGraph(model), (ids, zero, torch.tensor(1.0), zero),
            ["input_ids", "noise_scale", "length_scale", "noise_scale_w"], {"input_ids": {1: "T"}, "waveform": {1: "N"}},
            folder / "model.onnx")
+    export_split(model, ids, folder)
+    check_split(folder, tokenizer("habari za asubuhi, karibu sana rafiki yangu")["input_ids"])
     print(f"full-size MMS-TTS model in {folder} ({sum(p.numel() for p in model.parameters()) / 1e6:.1f} M parameters)")
 
 

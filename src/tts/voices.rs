@@ -46,6 +46,33 @@ pub trait Synthesizer: Send + Sync {
         let _ = (piece, index, settings, lexicon);
         Ok(None)
     }
+
+    /// [`Synthesizer::synthesize_piece`] (or, when `timed`, [`Synthesizer::synthesize_piece_timed`]) handed on
+    /// in parts as they are made: `part` gets each part's samples in order, the piece's words with the first
+    /// part when timed, and returns false when nobody listens any more, which stops the work. Joined, the parts
+    /// are the piece's audio. `Ok(false)` when words were asked of a voice that cannot time them (nothing was
+    /// handed on). One part by default; a split neural voice hands on a part per decoded window.
+    fn synthesize_piece_parts(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
+        timed: bool,
+        part: &mut dyn FnMut(Vec<f32>, Vec<SpokenWord>) -> bool,
+    ) -> Result<bool, TtsError> {
+        match timed {
+            true => match self.synthesize_piece_timed(piece, index, settings, lexicon)? {
+                Some((samples, words)) => part(samples, words),
+                None => return Ok(false),
+            },
+            false => part(
+                self.synthesize_piece(piece, index, settings, lexicon)?,
+                Vec::new(),
+            ),
+        };
+        Ok(true)
+    }
 }
 
 /// A built-in voice: text front end + formant synthesizer. Needs no files.

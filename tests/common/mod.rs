@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod chunked;
 pub mod cli;
 pub mod cloning;
 pub mod dictionaries;

@@ -337,8 +337,11 @@ impl State {
             let start = playing.seconds;
             playing.seconds += seconds;
             playing.last_event = event_id;
-            if !text.is_empty() {
-                playing.pieces.push((text, start, playing.seconds, words));
+            match playing.pieces.last_mut() {
+                // More audio of the sentence before (a voice that hands on a sentence in parts).
+                Some(last) if text.is_empty() => last.2 = playing.seconds,
+                _ if text.is_empty() => {}
+                _ => playing.pieces.push((text, start, playing.seconds, words)),
             }
         }
         self.send(Outbound::Audio { event_id, audio });

@@ -37,7 +37,7 @@ pub enum SynthesisError {
         reason: String,
     },
     /// Word timings were asked of a voice that cannot give them (422).
-    #[error("voice {0:?} cannot tell when each word is spoken (a neural model without durations); use the embedded voices zuri or baraka for timestamps")]
+    #[error("voice {0:?} cannot tell when each word is spoken: its model is one graph that gives no durations (an MMS voice exported by tools/export_mms_tts.py comes with split graphs that do, Piper voices do not); use a split MMS voice or the embedded voices zuri or baraka for timestamps")]
     Untimed(String),
     /// The synthesizer failed on this input (a bug; 503 so the client may retry).
     #[error("synthesis failed: {0}")]

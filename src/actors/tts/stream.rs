@@ -24,7 +24,8 @@ pub struct Piece {
     pub samples: Vec<f32>,
     /// When each word in it was spoken, in seconds from the start of the whole (timed streams only).
     pub words: Vec<SpokenWord>,
-    /// The written text the piece was made from.
+    /// The written text the piece was made from; empty when this is more audio of the piece before (a voice
+    /// that hands on a sentence in parts).
     pub text: String,
 }
 
@@ -78,6 +79,9 @@ impl Ordered {
             return Err(Failure::Cancelled);
         }
         let lexicon = self.lexicon.as_deref();
+        if index == 0 {
+            return self.make_first(text, lexicon);
+        }
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match self.timed {
             true => self
                 .synthesizer
@@ -91,6 +95,37 @@ impl Ordered {
         .map_err(|_| Failure::Panicked)?
         .map_err(Failure::Invalid)?
         .ok_or(Failure::Untimed)
+    }
+
+    /// The first piece, handed on part by part as the voice makes it (a split neural voice decodes it window
+    /// by window), so the first audio goes out before the first sentence is done. Nothing is left to hand on
+    /// once it is made.
+    fn make_first(&self, text: &str, lexicon: Option<&Lexicon>) -> Made {
+        let mut hand = |samples: Vec<f32>, words: Vec<SpokenWord>| {
+            let mut progress = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+            // The piece's text goes with its first audio; the parts after it are more of the same piece.
+            let text = match progress.samples {
+                0 => self.pieces[0].clone(),
+                _ => String::new(),
+            };
+            self.send(&mut progress, samples, words, text) && !self.cancel.is_cancelled()
+        };
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.synthesizer.synthesize_piece_parts(
+                text,
+                0,
+                &self.settings,
+                lexicon,
+                self.timed,
+                &mut hand,
+            )
+        }))
+        .map_err(|_| Failure::Panicked)?
+        .map_err(Failure::Invalid)?;
+        match made {
+            true => Ok((Vec::new(), None)),
+            false => Err(Failure::Untimed),
+        }
     }
 
     /// Hand on every made piece that follows those already handed on.
@@ -108,33 +143,46 @@ impl Ordered {
                     return;
                 }
             };
-            if samples.is_empty() {
-                continue;
-            }
-            let offset = progress.samples as f64 / f64::from(crate::audio::SAMPLE_RATE);
-            let words = words
-                .unwrap_or_default()
-                .into_iter()
-                .map(|w| SpokenWord {
-                    start: w.start + offset,
-                    end: w.end + offset,
-                    ..w
-                })
-                .collect();
-            if progress.samples == 0 {
-                metrics::histogram!(crate::telemetry::metrics::TTS_FIRST_AUDIO, "engine" => self.synthesizer.engine())
-                    .record(self.started.elapsed().as_secs_f64());
-            }
-            progress.samples += samples.len();
-            let piece = Piece {
-                samples,
-                words,
-                text,
-            };
-            if self.out.send(Ok(piece)).is_err() {
-                self.stop(progress, Failure::Cancelled);
-            }
+            self.send(progress, samples, words.unwrap_or_default(), text);
         }
+    }
+
+    /// Hand on one piece (or part of one: empty text) whose words are timed from its own start; false when
+    /// nobody listens any more. Empty audio is passed over.
+    fn send(
+        &self,
+        progress: &mut Progress,
+        samples: Vec<f32>,
+        words: Vec<SpokenWord>,
+        text: String,
+    ) -> bool {
+        if samples.is_empty() {
+            return true;
+        }
+        let offset = progress.samples as f64 / f64::from(crate::audio::SAMPLE_RATE);
+        let words = words
+            .into_iter()
+            .map(|w| SpokenWord {
+                start: w.start + offset,
+                end: w.end + offset,
+                ..w
+            })
+            .collect();
+        if progress.samples == 0 {
+            metrics::histogram!(crate::telemetry::metrics::TTS_FIRST_AUDIO, "engine" => self.synthesizer.engine())
+                .record(self.started.elapsed().as_secs_f64());
+        }
+        progress.samples += samples.len();
+        let piece = Piece {
+            samples,
+            words,
+            text,
+        };
+        if self.out.send(Ok(piece)).is_err() {
+            self.stop(progress, Failure::Cancelled);
+            return false;
+        }
+        true
     }
 
     fn stop(&self, progress: &mut Progress, failure: Failure) {

@@ -104,6 +104,21 @@ impl Inputs {
         scales: Scales,
         speaker: i64,
     ) -> Result<Vec<f32>, String> {
+        let feeds = self.feeds(ids, scales, speaker)?;
+        let outputs = session.run(feeds).map_err(|e| e.to_string())?;
+        let (_, samples) = outputs[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| e.to_string())?;
+        Ok(samples.to_vec())
+    }
+
+    /// What the graph is fed for `ids`, by input name.
+    pub fn feeds(
+        &self,
+        ids: &[i64],
+        scales: Scales,
+        speaker: i64,
+    ) -> Result<Vec<(String, SessionInputValue<'static>)>, String> {
         let n = ids.len();
         let float = |value: f32, rank: usize| -> Result<SessionInputValue<'static>, String> {
             let tensor = if rank == 0 {
@@ -140,10 +155,6 @@ impl Inputs {
             };
             feeds.push((name.clone(), value));
         }
-        let outputs = session.run(feeds).map_err(|e| e.to_string())?;
-        let (_, samples) = outputs[0]
-            .try_extract_tensor::<f32>()
-            .map_err(|e| e.to_string())?;
-        Ok(samples.to_vec())
+        Ok(feeds)
     }
 }

@@ -13,6 +13,8 @@
 
 mod graph;
 pub mod ipa;
+mod parts;
+pub mod split;
 pub mod tokens;
 
 use std::collections::HashMap;
@@ -21,11 +23,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use self::graph::{Inputs, Scales};
+use self::split::Split;
 use self::tokens::{CharVocab, PhonemeIds};
 use super::g2p;
 use super::lexicon::Lexicon;
 use super::normalize::{split_pieces, PIECE_CHARS};
-use super::{Synthesizer, TtsError, VoiceSettings};
+use super::{SpokenWord, Synthesizer, Timed, TtsError, VoiceSettings};
 use crate::audio::resample::to_16k;
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
 
@@ -62,10 +65,17 @@ pub struct VitsOptions {
     pub lexicon: Lexicon,
 }
 
+/// How a voice's graphs are run.
+enum Engine {
+    /// One graph, token ids to waveform.
+    Whole { pool: SessionPool, inputs: Inputs },
+    /// The prior and the decoder apart ([`split`]): streamed window by window, words timed.
+    Split(Split),
+}
+
 /// A VITS voice.
 pub struct VitsVoice {
-    pool: SessionPool,
-    inputs: Inputs,
+    engine: Engine,
     front: Front,
     lexicon: Lexicon,
     layout: Layout,
@@ -79,26 +89,40 @@ impl VitsVoice {
     /// Load a voice from a model folder or graph file (the layout is recognised from the files beside it).
     pub fn load(model: &Path, options: &VitsOptions) -> Result<Self, ModelError> {
         let files = Files::find(model)?;
-        let threads = models::intra_threads(&options.models);
-        let (graph, settings) = (files.graph.clone(), options.models.clone());
-        let pool = SessionPool::new(options.sessions, move || {
-            models::session(&graph, &settings, threads)
-        })?;
-        let (inputs, metadata) = pool.inspect(|session| {
-            let inputs = Inputs::recognise(&files.graph, session);
-            let metadata: HashMap<String, String> = session
-                .metadata()
-                .ok()
-                .map(|m| {
-                    ["sample_rate", "add_blank", "n_speakers"]
-                        .into_iter()
-                        .filter_map(|k| m.custom(k).map(|v| (k.to_string(), v)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            (inputs, metadata)
-        })?;
-        let inputs = inputs?;
+        let (engine, metadata) = match Split::beside(&files.graph) {
+            Some((prior, decoder)) => {
+                let split = Split::load(&prior, &decoder, options.sessions, &options.models)?;
+                (Engine::Split(split), HashMap::new())
+            }
+            None => {
+                let threads = models::intra_threads(&options.models);
+                let (graph, settings) = (files.graph.clone(), options.models.clone());
+                let pool = SessionPool::new(options.sessions, move || {
+                    models::session(&graph, &settings, threads)
+                })?;
+                let (inputs, metadata) = pool.inspect(|session| {
+                    let inputs = Inputs::recognise(&files.graph, session);
+                    let metadata: HashMap<String, String> = session
+                        .metadata()
+                        .ok()
+                        .map(|m| {
+                            ["sample_rate", "add_blank", "n_speakers"]
+                                .into_iter()
+                                .filter_map(|k| m.custom(k).map(|v| (k.to_string(), v)))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (inputs, metadata)
+                })?;
+                (
+                    Engine::Whole {
+                        pool,
+                        inputs: inputs?,
+                    },
+                    metadata,
+                )
+            }
+        };
         let (front, sample_rate, speakers, base_length_scale) = match &files.text {
             TextFiles::Mms {
                 vocab,
@@ -137,7 +161,11 @@ impl VitsVoice {
                 ),
             ));
         }
-        if speakers > 1 && !inputs.takes_speaker() {
+        let takes_speaker = match &engine {
+            Engine::Whole { inputs, .. } => inputs.takes_speaker(),
+            Engine::Split(_) => false,
+        };
+        if speakers > 1 && !takes_speaker {
             return Err(ModelError::invalid(
                 &files.graph,
                 "a multi-speaker model without a speaker input",
@@ -148,8 +176,7 @@ impl VitsVoice {
                 Front::Characters(_) => Layout::Mms,
                 Front::Phonemes(_) => Layout::Piper,
             },
-            pool,
-            inputs,
+            engine,
             front,
             lexicon: options.lexicon.clone(),
             sample_rate,
@@ -191,17 +218,35 @@ impl VitsVoice {
         ipa::transcription(&g2p::transcribe(&words, &self.lexicon))
     }
 
-    /// Run the graph on token ids; samples at the model's own rate.
-    pub fn run_ids(&self, ids: &[i64], settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
-        let scales = Scales {
+    /// Whether the voice runs split graphs (streamed window by window, words timed).
+    pub fn is_split(&self) -> bool {
+        matches!(self.engine, Engine::Split(_))
+    }
+
+    /// The graph controls for `settings`.
+    fn scales(&self, settings: &VoiceSettings) -> Scales {
+        Scales {
             noise: settings.noise_scale,
             length: self.base_length_scale / settings.speaking_rate,
             noise_w: settings.noise_scale_duration,
-        };
-        self.pool
-            .with(|session| self.inputs.run(session, ids, scales, self.speaker))
-            .map_err(|e| TtsError::Engine(e.to_string()))?
-            .map_err(TtsError::Engine)
+        }
+    }
+
+    /// Run the graph on token ids; samples at the model's own rate.
+    pub fn run_ids(&self, ids: &[i64], settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
+        let scales = self.scales(settings);
+        match &self.engine {
+            Engine::Whole { pool, inputs } => pool
+                .with(|session| inputs.run(session, ids, scales, self.speaker))
+                .map_err(|e| TtsError::Engine(e.to_string()))?
+                .map_err(TtsError::Engine),
+            Engine::Split(split) => {
+                let latent = split.latent(ids, scales).map_err(TtsError::Engine)?;
+                split
+                    .decode(&latent, 0..latent.frames())
+                    .map_err(TtsError::Engine)
+            }
+        }
     }
 
     /// One sentence at 16 kHz; empty when it holds nothing the voice can read.
@@ -246,6 +291,35 @@ impl Synthesizer for VitsVoice {
             return Err(TtsError::EmptyText);
         }
         Ok(split_pieces(text, PIECE_CHARS))
+    }
+
+    fn synthesize_piece_timed(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
+    ) -> Result<Option<Timed>, TtsError> {
+        let (mut samples, mut spoken) = (Vec::new(), Vec::new());
+        let timed =
+            self.sentence_parts(piece, index, settings, lexicon, true, &mut |part, words| {
+                samples.extend(part);
+                spoken.extend(words);
+                true
+            })?;
+        Ok(timed.then_some((samples, spoken)))
+    }
+
+    fn synthesize_piece_parts(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
+        timed: bool,
+        part: &mut dyn FnMut(Vec<f32>, Vec<SpokenWord>) -> bool,
+    ) -> Result<bool, TtsError> {
+        self.sentence_parts(piece, index, settings, lexicon, timed, part)
     }
 
     fn synthesize_piece(

@@ -7,6 +7,7 @@
 //!   after every phoneme; phonemes the voice does not know are skipped.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::Path;
 
 use crate::models::ModelError;
@@ -82,35 +83,81 @@ impl CharVocab {
 
     /// Token ids of normalised text.
     pub fn encode(&self, text: &str) -> Vec<i64> {
-        let mut kept: Vec<i64> = Vec::with_capacity(text.len());
-        for c in text.chars() {
+        self.encode_words(text).0
+    }
+
+    /// [`Self::encode`], with the tokens of each word (a run of text between spaces, as the voice reads it:
+    /// lowercase, without the punctuation around it). Words the vocabulary has no letter of are left out.
+    pub fn encode_words(&self, text: &str) -> (Vec<i64>, Vec<(String, Range<usize>)>) {
+        // Each kept id with the word it belongs to (`None` between words).
+        let mut kept: Vec<(i64, Option<usize>)> = Vec::with_capacity(text.len());
+        let mut spans: Vec<&str> = Vec::new();
+        let mut word_start: Option<usize> = None;
+        for (at, c) in text.char_indices() {
+            if c.is_whitespace() {
+                if let Some(from) = word_start.take() {
+                    spans.push(&text[from..at]);
+                }
+            } else if word_start.is_none() {
+                word_start = Some(at);
+            }
+            let word = word_start.map(|_| spans.len());
             if let Some(&id) = self.ids.get(&c) {
-                kept.push(id);
+                kept.push((id, word));
             } else {
-                kept.extend(c.to_lowercase().filter_map(|l| self.ids.get(&l).copied()));
+                kept.extend(
+                    c.to_lowercase()
+                        .filter_map(|l| self.ids.get(&l).map(|&id| (id, word))),
+                );
             }
         }
-        // `VitsTokenizer` strips the filtered text: leading and trailing spaces go.
+        if let Some(from) = word_start {
+            spans.push(&text[from..]);
+        }
         let space = self.ids.get(&' ').copied();
         let start = kept
             .iter()
-            .position(|&id| Some(id) != space)
+            .position(|&(id, _)| Some(id) != space)
             .unwrap_or(kept.len());
         let end = kept
             .iter()
-            .rposition(|&id| Some(id) != space)
+            .rposition(|&(id, _)| Some(id) != space)
             .map_or(start, |i| i + 1);
         let kept = &kept[start..end];
-        if !self.add_blank {
-            return kept.to_vec();
+        // Kept position k is token 2k + 1 when blanks are interleaved; a word runs to the blank after it.
+        let token = |k: usize| if self.add_blank { 2 * k + 1 } else { k };
+        let mut runs: Vec<(usize, Range<usize>)> = Vec::new();
+        for (k, &(_, word)) in kept.iter().enumerate() {
+            let Some(word) = word else { continue };
+            let end = token(k) + 1 + usize::from(self.add_blank);
+            match runs.last_mut() {
+                Some((last, range)) if *last == word => range.end = end,
+                _ => runs.push((word, token(k)..end)),
+            }
         }
-        let mut ids = Vec::with_capacity(kept.len() * 2 + 1);
-        ids.push(self.blank);
-        for &id in kept {
-            ids.push(id);
-            ids.push(self.blank);
-        }
-        ids
+        let words = runs
+            .into_iter()
+            .map(|(word, range)| {
+                let text = spans[word]
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase();
+                (text, range)
+            })
+            .filter(|(text, _)| !text.is_empty())
+            .collect();
+        let ids = match self.add_blank {
+            false => kept.iter().map(|&(id, _)| id).collect(),
+            true => {
+                let mut ids = Vec::with_capacity(kept.len() * 2 + 1);
+                ids.push(self.blank);
+                for &(id, _) in kept {
+                    ids.push(id);
+                    ids.push(self.blank);
+                }
+                ids
+            }
+        };
+        (ids, words)
     }
 }
 

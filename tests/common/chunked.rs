@@ -1,0 +1,85 @@
+//! Reading a chunked answer off the socket chunk by chunk, as the server framed it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use super::{Server, KEY_A};
+
+/// An answer read off the socket chunk by chunk, as the server framed it.
+pub struct Chunked {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub chunks: Vec<Vec<u8>>,
+}
+
+impl Chunked {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn joined(&self) -> Vec<u8> {
+        self.chunks.concat()
+    }
+}
+
+/// POST `body` to `path` and read the answer's chunks; stop after `limit` chunks (dropping the connection).
+pub fn post_chunked(
+    server: &Server,
+    path: &str,
+    body: &serde_json::Value,
+    limit: usize,
+) -> Chunked {
+    let address = server.url("").trim_start_matches("http://").to_string();
+    let stream = TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let body = body.to_string();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nxi-api-key: {KEY_A}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    (&stream).write_all(head.as_bytes()).unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let status: u16 = line.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let Some((name, value)) = line.trim_end().split_once(':') else {
+            break;
+        };
+        headers.push((name.to_string(), value.trim().to_string()));
+    }
+    let mut answer = Chunked {
+        status,
+        headers,
+        chunks: Vec::new(),
+    };
+    if answer.header("transfer-encoding") != Some("chunked") {
+        let mut body = Vec::new();
+        reader.read_to_end(&mut body).unwrap();
+        answer.chunks.push(body);
+        return answer;
+    }
+    while answer.chunks.len() < limit {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let size = usize::from_str_radix(line.trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        let mut chunk = vec![0u8; size + 2];
+        reader.read_exact(&mut chunk).unwrap();
+        chunk.truncate(size);
+        answer.chunks.push(chunk);
+    }
+    answer
+}
