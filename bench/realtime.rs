@@ -11,7 +11,9 @@
 //! 3. **Concurrent sessions** (1, 5, 10, 20), each speaking in real time: voice-to-voice p50 and p95, and how
 //!    far the sending fell behind real time; where recognition saturates shows as the voice-to-voice rise.
 //!
-//! Run: `bash tools/python-env.sh && cargo bench --bench realtime` (models are built once in target/bench-models).
+//! Run: `bash tools/python-env.sh && cargo bench --bench realtime` (models are built once in target/bench-models;
+//! `-- streaming` runs the first part alone). The neural voice is measured twice: with its split graphs (decoded
+//! window by window) and as one graph (each sentence whole).
 
 #[path = "python.rs"]
 mod python;
@@ -209,6 +211,24 @@ async fn turn(url: String, speech: std::sync::Arc<Vec<u8>>) -> Turn {
     }
 }
 
+/// The same model without its split graphs (links to the whole graph and its text files), for comparison.
+fn one_graph(split: &Path) -> std::path::PathBuf {
+    let folder = split.with_file_name("mms-full-one-graph");
+    std::fs::create_dir_all(&folder).unwrap();
+    for name in [
+        "model.onnx",
+        "vocab.json",
+        "config.json",
+        "tokenizer_config.json",
+    ] {
+        let link = folder.join(name);
+        if !link.exists() {
+            std::os::unix::fs::symlink(split.join(name), &link).unwrap();
+        }
+    }
+    folder
+}
+
 fn main() {
     let python = root().join("target/py/bin/python");
     assert!(
@@ -217,7 +237,7 @@ fn main() {
     );
     let models = root().join("target/bench-models");
     let vits = models.join("mms-full");
-    if !vits.join("model.onnx").exists() {
+    if !vits.join("model.prior.onnx").exists() {
         run(
             &python,
             &[
@@ -258,8 +278,10 @@ fn main() {
     std::fs::write(
         &config,
         format!(
-            "[[tts.voices]]\nid = \"mms-full\"\nname = \"bench\"\nmodel = \"{}\"\n",
-            vits.display()
+            "[[tts.voices]]\nid = \"mms-full\"\nname = \"bench\"\nmodel = \"{}\"\n\n\
+             [[tts.voices]]\nid = \"mms-full-one-graph\"\nname = \"bench\"\nmodel = \"{}\"\n",
+            vits.display(),
+            one_graph(&vits).display()
         ),
     )
     .unwrap();
@@ -278,7 +300,7 @@ fn main() {
     println!("## Streaming synthesis, 200 characters ({RUNS} runs, medians)\n");
     println!("| voice | first audio ms | stream ms | whole (seed path) ms | stream / whole |");
     println!("|---|---|---|---|---|");
-    for voice in ["mms-full", "zuri"] {
+    for voice in ["mms-full", "mms-full-one-graph", "zuri"] {
         let [first, streamed, whole, ratio] = streaming(&server, voice);
         println!(
             "| {voice} | {:.0} | {:.0} | {:.0} | {ratio:.3} |",
@@ -286,6 +308,10 @@ fn main() {
             streamed * 1000.0,
             whole * 1000.0
         );
+    }
+
+    if std::env::args().any(|a| a == "streaming") {
+        return;
     }
 
     let speech: Vec<u8> = {

@@ -277,9 +277,17 @@ pub fn method_label(method: &axum::http::Method) -> &'static str {
 impl Routes {
     /// Count one request by its route (from [`Routes::index_of`]), method and status, and record its duration.
     pub fn record(&self, route: usize, method: &'static str, status: u16, seconds: f64) {
-        let handles = self.handles(route, method, status);
-        handles.requests.increment(1);
-        handles.duration.record(seconds);
+        let count = |handles: &Handles| {
+            handles.requests.increment(1);
+            handles.duration.record(seconds);
+        };
+        // Counted under the read lock when the handles exist: no reference counts change hands.
+        if let Ok(cache) = self.0.handles.read() {
+            if let Some(handles) = cache.get(&(route, method, status)) {
+                return count(handles);
+            }
+        }
+        count(&self.handles(route, method, status));
     }
 }
 
