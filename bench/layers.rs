@@ -268,7 +268,9 @@ fn components() {
         (
             "guard: authentication, the rate limit and its three headers",
             per_call(|| {
-                if let Ok((caller, allowance)) = guard.admit(&request) {
+                if let sauti::http::limits::Admission::Now(Ok((caller, allowance))) =
+                    guard.admit(&request)
+                {
                     let mut headers = axum::http::HeaderMap::new();
                     allowance.write(&mut headers);
                     std::hint::black_box((caller, headers));

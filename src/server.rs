@@ -118,7 +118,12 @@ pub async fn serve(
     .await
     .map_err(|e| ServeError::Actors(e.to_string()))?;
 
-    let limits = Arc::new(RateLimits::new(&settings.limits));
+    let limits =
+        RateLimits::from_settings(&settings.limits).map_err(|problem| ConfigError::Invalid {
+            key: "limits.redis_url",
+            problem,
+        })?;
+    let limits = Arc::new(limits);
     let housekeeping = spawn_housekeeping(keys.clone(), db.clone(), Arc::clone(&limits));
     let stopping = tokio_util::sync::CancellationToken::new();
     let state = AppState::new(Shared {

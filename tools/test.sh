@@ -8,9 +8,10 @@ echo "== toolchain: $(cargo --version)"
 echo "   disk free for the build: $(df -h --output=avail . | tail -1 | tr -d ' ')"
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
-echo "== browser test prerequisites: Chromium, Node.js and playwright-core"
+echo "== test prerequisites: Chromium, Node.js and playwright-core (browser tests), Redis (shared rate limits)"
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 if ((${#missing[@]})); then

@@ -121,6 +121,24 @@ pub struct LimitSettings {
     pub default_per_minute: u32,
     /// Requests without a valid key, per client IP address.
     pub unauthenticated_per_minute: u32,
+    /// `redis://host:port[/db]`: count the limits in this Redis, shared by every replica; empty: in this process.
+    pub redis_url: String,
+    /// Prefix of the Redis keys (replicas sharing limits use the same).
+    pub redis_prefix: String,
+    /// How long a request waits for Redis before `redis_unreachable` applies.
+    pub redis_timeout_ms: u64,
+    /// While Redis does not answer: count in this process (`local`) or refuse with 503 (`refuse`).
+    pub redis_unreachable: RedisUnreachable,
+}
+
+/// What a replica does while the shared rate limits do not answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RedisUnreachable {
+    /// Count in this process (each replica then allows the whole rate on its own).
+    Local,
+    /// Refuse with 503 `rate_limits_unavailable`.
+    Refuse,
 }
 
 impl Default for LimitSettings {
@@ -130,6 +148,10 @@ impl Default for LimitSettings {
             status_per_minute: 60,
             default_per_minute: 30,
             unauthenticated_per_minute: 30,
+            redis_url: String::new(),
+            redis_prefix: "sauti".into(),
+            redis_timeout_ms: 250,
+            redis_unreachable: RedisUnreachable::Local,
         }
     }
 }

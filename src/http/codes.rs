@@ -39,6 +39,7 @@ pub enum ErrorCode {
     CloningFailed,
     DialogueUnavailable,
     StorageUnavailable,
+    RateLimitsUnavailable,
     InsufficientStorage,
 }
 
@@ -53,7 +54,7 @@ struct Entry {
 
 impl ErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [ErrorCode; 33] = [
+    pub const ALL: [ErrorCode; 34] = [
         Self::BadRequest,
         Self::Unauthorized,
         Self::NotFound,
@@ -86,6 +87,7 @@ impl ErrorCode {
         Self::CloningFailed,
         Self::DialogueUnavailable,
         Self::StorageUnavailable,
+        Self::RateLimitsUnavailable,
         Self::InsufficientStorage,
     ];
 
@@ -129,6 +131,7 @@ impl ErrorCode {
             Self::CloningFailed => entry("cloning_failed", 503, Some(5), "the speaker analysis failed"),
             Self::DialogueUnavailable => entry("dialogue_unavailable", 503, Some(5), "the dialogue backend failed and no fallback answered"),
             Self::StorageUnavailable => entry("storage_unavailable", 503, Some(5), "the database or the audio folder failed"),
+            Self::RateLimitsUnavailable => entry("rate_limits_unavailable", 503, Some(1), "the rate limits shared by the replicas (Redis) do not answer and `limits.redis_unreachable` is `refuse`"),
             Self::InsufficientStorage => entry("insufficient_storage", 507, Some(60), "the server's disk is below `storage.min_free_bytes`: new jobs and voices are refused"),
         }
     }

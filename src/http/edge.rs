@@ -25,7 +25,7 @@ use axum::Router;
 use tower::ServiceExt as _;
 
 use super::cors::Cors;
-use super::limits::{Allowance, Guard};
+use super::limits::{Admission, Allowance, Guard};
 use super::problem::{self, ProblemBase, REQUEST_ID};
 use crate::telemetry::metrics::{method_label, Routes};
 use crate::telemetry::request_scope;
@@ -86,15 +86,28 @@ impl Front {
         let preflight = origin
             .as_ref()
             .and_then(|_| front.cors.preflight(request.method(), request.headers()));
-        let admitted = match preflight {
-            Some(answer) => Err(Box::new(answer)),
+        let entry = match preflight {
+            Some(answer) => Entry::Now(Err(Box::new(answer))),
             None => request_scope::sync_scope(id.clone(), || front.admit(request)),
         };
-        let routed = admitted.map(|(request, allowance)| {
-            let answer = front.router.clone().oneshot(request);
-            (request_scope::scope(id.clone(), answer), allowance)
-        });
+        // Routed at once when the limits were counted here; after the shared limits answer otherwise.
+        let routed = match entry {
+            Entry::Now(admitted) => {
+                Ok(admitted.map(|(request, allowance)| (front.route(request, &id), allowance)))
+            }
+            Entry::Later(request, pending) => Err((request, pending)),
+        };
         async move {
+            let routed =
+                match routed {
+                    Ok(routed) => routed,
+                    Err((request, pending)) => request_scope::scope(id.clone(), pending).await.map(
+                        |(caller, allowance)| {
+                            let request = front.enter(request, caller);
+                            (front.route(request, &id), Some(allowance))
+                        },
+                    ),
+                };
             let mut response = match routed {
                 Ok((answer, allowance)) => {
                     let Ok(mut response) = answer.await;
@@ -121,24 +134,51 @@ impl Front {
     }
 }
 
+/// A request past (or stopped at) authentication and the limits: at once, or once the shared limits answer.
+enum Entry {
+    Now(Result<(Request, Option<Allowance>), Box<Response>>),
+    Later(Request, Pending),
+}
+
+type Pending = std::pin::Pin<Box<dyn Future<Output = super::limits::Admitted> + Send>>;
+
 impl Parts {
-    /// Authenticate what is under `/v1` and `/elevenlabs`, and bound the body's pauses: the request to route, with the rate-limit
-    /// headers its response will carry, or the refusal.
-    fn admit(&self, mut request: Request) -> Result<(Request, Option<Allowance>), Box<Response>> {
-        let allowance = match authenticated(request.uri().path()) {
-            false => None,
-            true => {
-                let (caller, allowance) = self.guard.admit(&request)?;
-                request.extensions_mut().insert(caller);
-                Some(allowance)
-            }
-        };
-        if !request.body().is_end_stream() {
-            let timeout = self.body_timeout;
-            request =
-                request.map(|body| Body::new(tower_http::timeout::TimeoutBody::new(timeout, body)));
+    /// Authenticate what is under `/v1` and `/elevenlabs` and count it against its limit: the request to route,
+    /// with the rate-limit headers its response will carry, or the refusal.
+    fn admit(&self, request: Request) -> Entry {
+        if !authenticated(request.uri().path()) {
+            return Entry::Now(Ok((self.bounded(request), None)));
         }
-        Ok((request, allowance))
+        match self.guard.admit(&request) {
+            Admission::Now(admitted) => Entry::Now(
+                admitted.map(|(caller, allowance)| (self.enter(request, caller), Some(allowance))),
+            ),
+            Admission::Later(pending) => Entry::Later(request, pending),
+        }
+    }
+
+    /// An admitted request: its caller for the handlers, its body bounded.
+    fn enter(&self, mut request: Request, caller: super::auth::Caller) -> Request {
+        request.extensions_mut().insert(caller);
+        self.bounded(request)
+    }
+
+    /// A body that stops arriving is abandoned after `server.body_timeout_seconds`.
+    fn bounded(&self, request: Request) -> Request {
+        if request.body().is_end_stream() {
+            return request;
+        }
+        let timeout = self.body_timeout;
+        request.map(|body| Body::new(tower_http::timeout::TimeoutBody::new(timeout, body)))
+    }
+
+    /// The router's answer to `request`, its log lines carrying `id`.
+    fn route(
+        &self,
+        request: Request,
+        id: &HeaderValue,
+    ) -> impl Future<Output = Result<Response, std::convert::Infallible>> + Send + 'static {
+        request_scope::scope(id.clone(), self.router.clone().oneshot(request))
     }
 }
 

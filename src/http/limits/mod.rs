@@ -1,0 +1,444 @@
+//! Authentication and rate limiting in one check ([`Guard::admit`], run by the front of every request): every `/v1` response carries `X-RateLimit-Limit`,
+//! `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a request over its limit gets 429 with `Retry-After` and a
+//! detail naming the limit and the category.
+//!
+//! The limits are counted in this process (governor's GCRA), or, with `limits.redis_url`, in Redis for every
+//! replica at once ([`shared`]); then this process's limiter is the fallback while Redis does not answer.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Request};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
+use axum::response::{IntoResponse, Response};
+use governor::clock::{Clock, DefaultClock};
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+
+use super::auth::{Caller, KeyRing};
+use super::codes::ErrorCode;
+use super::problem::ApiError;
+use crate::config::{LimitSettings, RedisUnreachable};
+
+pub mod shared;
+
+use shared::SharedLimits;
+
+/// Endpoint categories with their own limits (spec §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// `POST /v1/text-to-speech/*`, `POST /v1/tts/jobs`.
+    Synthesis,
+    /// `GET` and `HEAD /v1/tts/jobs/*`.
+    Status,
+    /// Everything else.
+    Default,
+}
+
+impl Category {
+    /// The category of a request (the path with or without its `/v1` prefix, on its own or under the
+    /// ElevenLabs-compatible `/elevenlabs`).
+    pub fn of(method: &Method, path: &str) -> Self {
+        let path = path.strip_prefix("/elevenlabs").unwrap_or(path);
+        let path = path.strip_prefix("/v1").unwrap_or(path);
+        let synthesis = method == Method::POST
+            && (path.starts_with("/text-to-speech/")
+                || path == "/audio/speech"
+                || path == "/tts/jobs"
+                || path == "/tts/jobs/");
+        if synthesis {
+            Category::Synthesis
+        } else if (method == Method::GET || method == Method::HEAD)
+            && path.starts_with("/tts/jobs/")
+        {
+            Category::Status
+        } else {
+            Category::Default
+        }
+    }
+
+    /// [`Category::of`] the request's path, except that a job's audio asked for in another format (encoded on
+    /// each download) counts as synthesis, not polling.
+    pub fn of_request(method: &Method, uri: &axum::http::Uri) -> Self {
+        let category = Self::of(method, uri.path());
+        let encodes = uri
+            .query()
+            .is_some_and(|q| q.split('&').any(|p| p.starts_with("output_format=")));
+        match category {
+            Category::Status if encodes && uri.path().ends_with("/audio") => Category::Synthesis,
+            other => other,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Category::Synthesis => "synthesis",
+            Category::Status => "status/polling",
+            Category::Default => "default",
+        }
+    }
+
+    /// Whose limit a 429 names.
+    fn scope(self) -> &'static str {
+        match self {
+            Category::Synthesis => "for synthesis",
+            Category::Status => "for status/polling",
+            Category::Default => "for default",
+        }
+    }
+}
+
+/// Whose limit a 429 names, for a request without a valid key.
+const UNAUTHENTICATED_SCOPE: &str =
+    "for requests without a valid API key (counted per client address)";
+
+type Limiter<K> =
+    RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
+
+struct Bucket<K: std::hash::Hash + Eq + Clone> {
+    limiter: Limiter<K>,
+    per_minute: u32,
+    /// `x-ratelimit-limit`, the same on every response.
+    limit_header: HeaderValue,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
+    fn new(per_minute: u32) -> Self {
+        let rate = NonZeroU32::new(per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
+        Self {
+            limiter: RateLimiter::keyed(Quota::per_minute(rate)).with_middleware(),
+            per_minute: rate.get(),
+            limit_header: HeaderValue::from(rate.get()),
+        }
+    }
+
+    /// Count one request of `key` here.
+    fn local(&self, key: &K) -> Verdict {
+        let interval = 60.0 / f64::from(self.per_minute);
+        let now = unix_seconds();
+        match self.limiter.check_key(key) {
+            Ok(snapshot) => {
+                let remaining = snapshot.remaining_burst_capacity();
+                Verdict {
+                    remaining,
+                    reset: now + f64::from(self.per_minute - remaining) * interval,
+                    retry_after: None,
+                }
+            }
+            Err(not_until) => Verdict {
+                remaining: 0,
+                reset: now + f64::from(self.per_minute) * interval,
+                retry_after: Some(not_until.wait_time_from(DefaultClock::default().now())),
+            },
+        }
+    }
+
+    /// The headers to send for `verdict` either way, and a 429 when it is over the limit.
+    fn answer(&self, verdict: Verdict, limit_for: &str) -> (Allowance, Option<ApiError>) {
+        let allowance = Allowance(self.limit_header.clone(), verdict.remaining, verdict.reset);
+        let refusal = verdict.retry_after.map(|wait| {
+            let retry_after = wait.as_secs_f64().ceil().max(1.0) as u64;
+            let detail = format!(
+                "rate limit exceeded: {} requests per minute {limit_for}; retry in {retry_after} s",
+                self.per_minute
+            );
+            ApiError::rate_limited(detail, retry_after)
+        });
+        (allowance, refusal)
+    }
+}
+
+/// What counting one request found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verdict {
+    /// Requests left now.
+    pub remaining: u32,
+    /// When the whole allowance is back, in seconds since the epoch.
+    pub reset: f64,
+    /// Over the limit: how long until the next request is allowed.
+    pub retry_after: Option<Duration>,
+}
+
+fn unix_seconds() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Limit, remaining and reset time: the rate-limit headers of a response.
+pub struct Allowance(HeaderValue, u32, f64);
+
+impl Allowance {
+    /// Write the `x-ratelimit-*` headers.
+    pub fn write(self, headers: &mut HeaderMap) {
+        headers.insert(LIMIT, self.0);
+        headers.insert(REMAINING, HeaderValue::from(self.1));
+        headers.insert(RESET, HeaderValue::from(self.2.ceil() as u64));
+    }
+}
+
+const LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
+const REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
+const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
+
+/// The limiters of a server.
+pub struct RateLimits {
+    synthesis: Bucket<Arc<str>>,
+    status: Bucket<Arc<str>>,
+    default: Bucket<Arc<str>>,
+    unauthenticated: Bucket<IpAddr>,
+    /// The limits of every replica, when they are shared, and what to do while they do not answer.
+    shared: Option<(SharedLimits, RedisUnreachable)>,
+}
+
+impl RateLimits {
+    /// Limiters sized from configuration, counted here only.
+    pub fn new(settings: &LimitSettings) -> Self {
+        Self {
+            synthesis: Bucket::new(settings.synthesis_per_minute),
+            status: Bucket::new(settings.status_per_minute),
+            default: Bucket::new(settings.default_per_minute),
+            unauthenticated: Bucket::new(settings.unauthenticated_per_minute),
+            shared: None,
+        }
+    }
+
+    /// Limiters sized from configuration, shared through Redis when `limits.redis_url` is set (needs a Tokio
+    /// runtime; connects on first use).
+    pub fn from_settings(settings: &LimitSettings) -> Result<Self, String> {
+        let mut limits = Self::new(settings);
+        if !settings.redis_url.is_empty() {
+            let timeout = Duration::from_millis(settings.redis_timeout_ms.max(1));
+            let shared = SharedLimits::new(&settings.redis_url, &settings.redis_prefix, timeout)?;
+            limits.shared = Some((shared, settings.redis_unreachable));
+        }
+        Ok(limits)
+    }
+
+    /// Count one request in `bucket` (named `name` in Redis) under `key`: in Redis when shared, else (or while
+    /// Redis does not answer, when so configured) here. `None`: shared limits that do not answer, configured to
+    /// refuse.
+    async fn count<K: std::hash::Hash + Eq + Clone>(
+        &self,
+        bucket: &Bucket<K>,
+        name: &str,
+        key: &K,
+        shared_key: &str,
+    ) -> Option<Verdict> {
+        let Some((shared, unreachable)) = &self.shared else {
+            return Some(bucket.local(key));
+        };
+        match shared.count(name, shared_key, bucket.per_minute).await {
+            Ok(verdict) => Some(verdict),
+            Err(_) => match unreachable {
+                RedisUnreachable::Local => Some(bucket.local(key)),
+                RedisUnreachable::Refuse => None,
+            },
+        }
+    }
+
+    /// Forget idle keys so memory stays bounded (called every minute).
+    pub fn forget_idle(&self) {
+        self.synthesis.limiter.retain_recent();
+        self.status.limiter.retain_recent();
+        self.default.limiter.retain_recent();
+        self.unauthenticated.limiter.retain_recent();
+    }
+}
+
+/// Authentication and rate limits for `/v1`.
+pub struct Guard {
+    /// Accepted keys.
+    pub keys: KeyRing,
+    /// Limiters.
+    pub limits: Arc<RateLimits>,
+}
+
+/// The caller and the `x-ratelimit-*` headers its response will carry, or the refusal (401, 429 or 503, with
+/// those headers where there are any).
+pub type Admitted = Result<(Caller, Allowance), Box<Response>>;
+
+/// What [`Guard::admit`] decided: at once (limits counted in this process), or once the shared limits answer.
+pub enum Admission {
+    Now(Admitted),
+    Later(std::pin::Pin<Box<dyn std::future::Future<Output = Admitted> + Send>>),
+}
+
+/// Who a request comes from, as far as the limits are concerned.
+enum Subject {
+    /// A valid key, and the category of what it asks.
+    Caller(Caller, Category),
+    /// No valid key: counted per client address, refused with `error` if not over that limit.
+    Stranger(IpAddr, ApiError),
+}
+
+impl Guard {
+    /// Authenticate `request` and count it against its caller's limit.
+    pub fn admit(&self, request: &Request) -> Admission {
+        let subject = self.identify(request);
+        match self.limits.shared.is_some() {
+            false => {
+                let verdict = match &subject {
+                    Subject::Caller(caller, category) => {
+                        self.limits.bucket(*category).local(&caller.key_id)
+                    }
+                    Subject::Stranger(ip, _) => self.limits.unauthenticated.local(ip),
+                };
+                Admission::Now(self.limits.settle(subject, Some(verdict)))
+            }
+            true => {
+                let limits = Arc::clone(&self.limits);
+                Admission::Later(Box::pin(async move {
+                    let verdict = match &subject {
+                        Subject::Caller(caller, category) => {
+                            let bucket = limits.bucket(*category);
+                            let id = &caller.key_id;
+                            limits.count(bucket, category.name(), id, id).await
+                        }
+                        Subject::Stranger(ip, _) => {
+                            let bucket = &limits.unauthenticated;
+                            limits.count(bucket, "address", ip, &ip.to_string()).await
+                        }
+                    };
+                    limits.settle(subject, verdict)
+                }))
+            }
+        }
+    }
+
+    /// The caller of a valid key (or of a realtime token minted for one), or the address of a stranger with the
+    /// reason it is refused.
+    fn identify(&self, request: &Request) -> Subject {
+        let presented = super::auth::presented_key(request.headers());
+        let mut caller = presented.and_then(|k| self.keys.authenticate(k));
+        // A realtime socket opened by a browser presents a token minted for its key instead.
+        let mut refused_token = None;
+        if let (None, Some(token)) = (presented, socket_token(request.uri())) {
+            match self.keys.tokens.redeem(&token) {
+                Ok(by_token) => caller = Some(by_token),
+                Err(error) => refused_token = Some(error),
+            }
+        }
+        if let Some(caller) = caller {
+            return Subject::Caller(
+                caller,
+                Category::of_request(request.method(), request.uri()),
+            );
+        }
+        // Unauthenticated requests are limited per client address, so key guessing is slow.
+        let ip = request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+        let error = match (presented, refused_token) {
+            (None, Some(token)) => ApiError::unauthorized(token.to_string()),
+            (None, None) => ApiError::unauthorized(
+                "missing API key: send it in the xi-api-key header (or as Authorization: Bearer KEY)",
+            ),
+            (Some(_), _) => ApiError::unauthorized("invalid API key"),
+        };
+        Subject::Stranger(ip, error)
+    }
+}
+
+impl RateLimits {
+    fn bucket(&self, category: Category) -> &Bucket<Arc<str>> {
+        match category {
+            Category::Synthesis => &self.synthesis,
+            Category::Status => &self.status,
+            Category::Default => &self.default,
+        }
+    }
+
+    /// The answer for `subject` once its request is counted (`None`: it could not be).
+    fn settle(&self, subject: Subject, verdict: Option<Verdict>) -> Admitted {
+        let Some(verdict) = verdict else {
+            let error = ApiError::new(
+                ErrorCode::RateLimitsUnavailable,
+                "the rate limits shared by the replicas do not answer; retry shortly",
+            );
+            return Err(Box::new(error.into_response()));
+        };
+        match subject {
+            Subject::Stranger(_, error) => {
+                let (headers, limited) =
+                    self.unauthenticated.answer(verdict, UNAUTHENTICATED_SCOPE);
+                let error = limited.unwrap_or(error);
+                Err(Box::new(with_headers(error.into_response(), headers)))
+            }
+            Subject::Caller(caller, category) => {
+                let (allowance, limited) = self.bucket(category).answer(verdict, category.scope());
+                if let Some(error) = limited {
+                    tracing::info!(key_id = %caller.key_id, category = category.name(), "rate limited");
+                    metrics::counter!(crate::telemetry::metrics::RATE_LIMITED, "category" => category.name())
+                        .increment(1);
+                    return Err(Box::new(with_headers(error.into_response(), allowance)));
+                }
+                Ok((caller, allowance))
+            }
+        }
+    }
+}
+
+/// The `token` query parameter of a request to a realtime socket path.
+fn socket_token(uri: &axum::http::Uri) -> Option<String> {
+    if !super::realtime::SOCKET_PATHS.contains(&uri.path()) {
+        return None;
+    }
+    let query = uri.query()?;
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(name, _)| name == "token")
+        .map(|(_, value)| value.into_owned())
+}
+
+fn with_headers(mut response: Response, allowance: Allowance) -> Response {
+    allowance.write(response.headers_mut());
+    response
+}
+
+/// Period of [`RateLimits::forget_idle`].
+pub const FORGET_EVERY: Duration = Duration::from_secs(60);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_shares_the_status_category_with_get() {
+        for path in ["/v1/tts/jobs/job_1", "/v1/tts/jobs/job_1/audio"] {
+            assert_eq!(Category::of(&Method::GET, path), Category::Status);
+            assert_eq!(Category::of(&Method::HEAD, path), Category::Status);
+        }
+        assert_eq!(
+            Category::of(&Method::POST, "/v1/tts/jobs"),
+            Category::Synthesis
+        );
+        assert_eq!(Category::of(&Method::HEAD, "/v1/voices"), Category::Default);
+        let uri = axum::http::Uri::from_static;
+        assert_eq!(
+            Category::of_request(
+                &Method::GET,
+                &uri("/v1/tts/jobs/job_1/audio?output_format=mp3_44100_128")
+            ),
+            Category::Synthesis
+        );
+        assert_eq!(
+            Category::of_request(&Method::GET, &uri("/v1/tts/jobs/job_1/audio")),
+            Category::Status
+        );
+        assert_eq!(
+            Category::of_request(
+                &Method::POST,
+                &uri("/elevenlabs/v1/text-to-speech/zuri?output_format=pcm_16000")
+            ),
+            Category::Synthesis
+        );
+        assert_eq!(
+            Category::of(&Method::DELETE, "/v1/tts/jobs/job_1"),
+            Category::Default
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! A private Redis for a test: `redis-server` (installed by `tools/test.sh` from Debian's packages) on a free
+//! loopback port, its files in a temporary directory, stopped when dropped. A test that cannot start one fails.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Redis {
+    child: Option<Child>,
+    port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl Redis {
+    /// Start a Redis on a free port.
+    pub fn start() -> Redis {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut redis = Redis {
+            child: None,
+            port,
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
+        redis.resume();
+        redis
+    }
+
+    /// `redis://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Kill it (as a crash would).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill")
+                .args(["-CONT", &child.id().to_string()])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Freeze or thaw it (SIGSTOP / SIGCONT): a Redis that accepts connections and never answers.
+    pub fn freeze(&self, frozen: bool) {
+        let child = self.child.as_ref().expect("running");
+        let signal = if frozen { "-STOP" } else { "-CONT" };
+        let status = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    }
+
+    /// Start it again on the same port (empty: it keeps nothing on disk).
+    pub fn resume(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string()])
+            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server runs (tools/test.sh installs it: apt-get install redis-server)");
+        self.child = Some(child);
+        let started = Instant::now();
+        while !self.answers() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "redis-server did not answer on port {}",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether it answers PING.
+    fn answers(&self) -> bool {
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+        let mut reply = [0u8; 7];
+        stream.write_all(b"PING\r\n").is_ok()
+            && stream.read_exact(&mut reply).is_ok()
+            && &reply == b"+PONG\r\n"
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
