@@ -144,6 +144,7 @@ pub async fn serve(
             settings.realtime.max_sessions,
         ),
         stopping: stopping.clone(),
+        limits: Arc::clone(&limits),
     });
     let app = front(state, keys, limits);
 

@@ -100,7 +100,17 @@ fn while_redis_is_down_or_frozen_replicas_count_on_their_own_and_then_share_agai
     };
     wait_until_shared(&a, &b, &shared);
 
+    let readiness =
+        |server: &Server| get(&server.url("/readyz"), None).json()["rate_limits"].clone();
+    assert_eq!(readiness(&a), "shared");
     redis.stop();
+    let down = readiness(&b);
+    assert!(
+        down.as_str()
+            .unwrap()
+            .contains("counting in this replica meanwhile"),
+        "{down}"
+    );
     for i in 0..20 {
         let reply = voices(if i % 2 == 0 { &a } else { &b });
         assert_eq!(reply.status, 200, "request {i} with Redis down");

@@ -19,7 +19,7 @@ pub async fn healthz() -> Json<Value> {
 /// Readiness.
 #[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations", summary = "Readiness",
     responses(
-        (status = 200, description = "Every actor is up and the database answers", body = Object),
+        (status = 200, description = "Every actor is up and the database answers; `rate_limits` says where the limits are counted (`local`, `shared`, or why the shared ones do not answer)", body = Object),
         (status = 503, description = "An actor is restarting, or the database does not answer or cannot be read (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
@@ -39,9 +39,13 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiErr
             "the database does not answer or cannot be read (the server log says why)",
         ));
     }
-    Ok(Json(
-        json!({ "status": "ready", "actor_restarts": state.graph.restarts() }),
-    ))
+    // Limits that fall back (or refuse) while Redis is away do not make the replica unready: every replica
+    // shares the same Redis, so taking one out of rotation would help nothing. The state is reported.
+    Ok(Json(json!({
+        "status": "ready",
+        "actor_restarts": state.graph.restarts(),
+        "rate_limits": state.limits.state().await,
+    })))
 }
 
 /// `GET /metrics`: Prometheus text format.

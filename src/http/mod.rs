@@ -85,6 +85,8 @@ pub struct Shared {
     pub seats: Arc<crate::actors::realtime::Seats>,
     /// Cancelled when the server begins to stop: open realtime sockets close with 1001 (going away).
     pub stopping: tokio_util::sync::CancellationToken,
+    /// The rate limits (for `/readyz` to report where they are counted).
+    pub limits: Arc<RateLimits>,
 }
 
 /// Every documented route: `/v1` (authenticated by the front) and the open operational routes.

@@ -218,6 +218,24 @@ impl RateLimits {
         Ok(limits)
     }
 
+    /// Where the limits are counted, for `/readyz`: `local`, `shared`, or why the shared ones do not answer
+    /// (and what happens meanwhile).
+    pub async fn state(&self) -> String {
+        let Some((shared, unreachable)) = &self.shared else {
+            return "local".into();
+        };
+        match shared.ping().await {
+            Ok(()) => "shared".into(),
+            Err(why) => {
+                let meanwhile = match unreachable {
+                    RedisUnreachable::Local => "counting in this replica meanwhile",
+                    RedisUnreachable::Refuse => "refusing limited requests meanwhile",
+                };
+                format!("shared limits unreachable ({why}); {meanwhile}")
+            }
+        }
+    }
+
     /// Count one request in `bucket` (named `name` in Redis) under `key`: in Redis when shared, else (or while
     /// Redis does not answer, when so configured) here. `None`: shared limits that do not answer, configured to
     /// refuse.

@@ -93,6 +93,21 @@ impl SharedLimits {
         })
     }
 
+    /// Whether Redis answers a PING in time.
+    pub async fn ping(&self) -> Result<(), String> {
+        let mut connection = self.connection.clone();
+        let answer = tokio::time::timeout(
+            self.timeout,
+            redis::cmd("PING").query_async::<String>(&mut connection),
+        )
+        .await;
+        match answer {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err(format!("no answer within {} ms", self.timeout.as_millis())),
+        }
+    }
+
     fn failed(&self, why: String) -> String {
         metrics::counter!(crate::telemetry::metrics::RATE_LIMIT_STORE_FAILURES).increment(1);
         if self.healthy.swap(false, Ordering::AcqRel) {
