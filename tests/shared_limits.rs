@@ -179,3 +179,55 @@ fn configured_to_refuse_replicas_answer_503_while_redis_is_down() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn a_keys_realtime_sessions_are_counted_across_replicas() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+    use tokio_tungstenite::tungstenite::{connect, Error};
+
+    let redis = Redis::start();
+    let (whisper, library) = (fixture("whisper/model"), onnxruntime());
+    let (a, b, _dirs) = replicas(
+        &redis,
+        &[
+            ("SAUTI__REALTIME__MAX_SESSIONS_PER_KEY", "1"),
+            ("SAUTI__ASR__MODEL", whisper.to_str().unwrap()),
+            ("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap()),
+        ],
+    );
+    let open = |server: &Server, key: &str| {
+        let url = server
+            .url("/v1/voice-agent/realtime")
+            .replace("http://", "ws://");
+        let mut request = url.into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("xi-api-key", key.parse().unwrap());
+        match connect(request) {
+            Ok((socket, _)) => Ok(socket),
+            Err(Error::Http(answer)) => Err(answer.status().as_u16()),
+            Err(error) => panic!("{error}"),
+        }
+    };
+    let mut first = open(&a, KEY_A).expect("the key's first session");
+    assert_eq!(
+        open(&b, KEY_A).err(),
+        Some(429),
+        "one session a key, across replicas"
+    );
+    let other = open(&b, KEY_B).expect("another key has its own");
+    drop(other);
+    // Closed on one replica, the seat is free on the other.
+    first.close(None).unwrap();
+    while first.read().is_ok() {}
+    let started = Instant::now();
+    loop {
+        match open(&b, KEY_A) {
+            Ok(_) => break,
+            Err(429) if started.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            Err(status) => panic!("the seat was not given back: {status}"),
+        }
+    }
+}

@@ -26,10 +26,24 @@ pub enum SeatError {
 }
 
 /// One open session's place; given back when dropped.
-#[derive(Debug)]
 pub struct Seat {
     seats: Arc<Seats>,
     owner: String,
+    /// Held as long as the seat (a place among the sessions of every replica, when those are counted too).
+    also: Option<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Seat").field("owner", &self.owner).finish()
+    }
+}
+
+impl Seat {
+    /// Hold `place` for as long as this seat.
+    pub fn also_hold(&mut self, place: impl std::any::Any + Send + Sync) {
+        self.also = Some(Box::new(place));
+    }
 }
 
 impl Seats {
@@ -58,6 +72,7 @@ impl Seats {
         Ok(Seat {
             seats: Arc::clone(self),
             owner: owner.to_string(),
+            also: None,
         })
     }
 

@@ -25,7 +25,7 @@ use crate::config::{LimitSettings, RedisUnreachable};
 
 pub mod shared;
 
-use shared::SharedLimits;
+use shared::{SharedLimits, SharedSeat};
 
 /// Endpoint categories with their own limits (spec §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -191,7 +191,7 @@ pub struct RateLimits {
     default: Bucket<Arc<str>>,
     unauthenticated: Bucket<IpAddr>,
     /// The limits of every replica, when they are shared, and what to do while they do not answer.
-    shared: Option<(SharedLimits, RedisUnreachable)>,
+    shared: Option<(Arc<SharedLimits>, RedisUnreachable)>,
 }
 
 impl RateLimits {
@@ -213,9 +213,37 @@ impl RateLimits {
         if !settings.redis_url.is_empty() {
             let timeout = Duration::from_millis(settings.redis_timeout_ms.max(1));
             let shared = SharedLimits::new(&settings.redis_url, &settings.redis_prefix, timeout)?;
-            limits.shared = Some((shared, settings.redis_unreachable));
+            limits.shared = Some((Arc::new(shared), settings.redis_unreachable));
         }
         Ok(limits)
+    }
+
+    /// A seat for one more realtime session of `owner` across the replicas (at most `max` a key), when the
+    /// limits are shared: held by the session, given back when dropped. `Ok(None)`: counted in this process only
+    /// (its own seats decide), also while Redis does not answer and the replica falls back. Refused: 429 when
+    /// the key holds all it may, 503 while Redis does not answer and the replica is configured to refuse.
+    pub async fn realtime_seat(
+        &self,
+        owner: &str,
+        max: usize,
+    ) -> Result<Option<SharedSeat>, ApiError> {
+        let Some((shared, unreachable)) = &self.shared else {
+            return Ok(None);
+        };
+        match shared.take_seat(owner, max).await {
+            Ok(Some(seat)) => Ok(Some(seat)),
+            Ok(None) => Err(ApiError::rate_limited(
+                format!("this API key already has {max} realtime sessions open across the replicas (realtime.max_sessions_per_key); close one first"),
+                5,
+            )),
+            Err(_) => match unreachable {
+                RedisUnreachable::Local => Ok(None),
+                RedisUnreachable::Refuse => Err(ApiError::new(
+                    ErrorCode::RateLimitsUnavailable,
+                    "the session limits shared by the replicas do not answer; retry shortly",
+                )),
+            },
+        }
     }
 
     /// Where the limits are counted, for `/readyz`: `local`, `shared`, or why the shared ones do not answer

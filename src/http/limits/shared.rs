@@ -29,6 +29,31 @@ redis.call('SET', KEYS[1], string.format('%d', next_tat), 'PX', math.ceil((next_
 return {1, math.floor((now + tolerance - next_tat) / interval) + 1, next_tat, 0}
 ";
 
+/// A seat among a key's realtime sessions. KEYS[1]: the key's open sessions (a sorted set, each scored by when
+/// its lease ends, ms since the epoch). ARGV: the most a key may hold, the lease (ms), the session. Returns 1 when
+/// taken, 0 when the key holds all it may.
+const TAKE_SEAT: &str = r"
+local now_parts = redis.call('TIME')
+local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1
+";
+
+/// Extends a seat's lease. KEYS[1], ARGV[1]: the lease (ms), ARGV[2]: the session.
+const RENEW_SEAT: &str = r"
+local now_parts = redis.call('TIME')
+local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
+return 1
+";
+
+/// How long a seat is held without renewal: a replica that dies gives its seats back within this.
+const SEAT_LEASE: Duration = Duration::from_secs(30);
+
 /// The limits of every replica, in one Redis.
 pub struct SharedLimits {
     connection: ConnectionManager,
@@ -93,6 +118,58 @@ impl SharedLimits {
         })
     }
 
+    /// A seat for `owner` among at most `max` sessions across the replicas: `Ok(Some)` while the session holds
+    /// it (renewed in the background, given back when dropped), `Ok(None)` when the key holds all it may, an
+    /// error when Redis did not answer.
+    pub async fn take_seat(
+        self: &std::sync::Arc<Self>,
+        owner: &str,
+        max: usize,
+    ) -> Result<Option<SharedSeat>, String> {
+        let key = format!("{}:seats:{owner}", self.prefix);
+        let session = uuid::Uuid::new_v4().to_string();
+        let lease = SEAT_LEASE.as_millis() as u64;
+        let mut connection = self.connection.clone();
+        let script = Script::new(TAKE_SEAT);
+        let mut invocation = script.prepare_invoke();
+        invocation.key(&key).arg(max).arg(lease).arg(&session);
+        let taken = tokio::time::timeout(
+            self.timeout,
+            invocation.invoke_async::<i64>(&mut connection),
+        )
+        .await
+        .map_err(|_| self.failed(format!("no answer within {} ms", self.timeout.as_millis())))?
+        .map_err(|e| self.failed(e.to_string()))?;
+        if taken == 0 {
+            return Ok(None);
+        }
+        let (renew_key, renew_session, limits) =
+            (key.clone(), session.clone(), std::sync::Arc::clone(self));
+        let renewer = tokio::spawn(async move {
+            let script = Script::new(RENEW_SEAT);
+            loop {
+                tokio::time::sleep(SEAT_LEASE / 3).await;
+                let mut connection = limits.connection.clone();
+                let mut invocation = script.prepare_invoke();
+                invocation.key(&renew_key).arg(lease).arg(&renew_session);
+                let renewed = tokio::time::timeout(
+                    limits.timeout,
+                    invocation.invoke_async::<i64>(&mut connection),
+                )
+                .await;
+                if !matches!(renewed, Ok(Ok(_))) {
+                    limits.failed("a realtime seat's lease was not renewed".into());
+                }
+            }
+        });
+        Ok(Some(SharedSeat {
+            limits: std::sync::Arc::clone(self),
+            key,
+            session,
+            renewer,
+        }))
+    }
+
     /// Whether Redis answers a PING in time.
     pub async fn ping(&self) -> Result<(), String> {
         let mut connection = self.connection.clone();
@@ -114,5 +191,42 @@ impl SharedLimits {
             tracing::warn!(%why, "the shared rate limits (Redis) do not answer");
         }
         why
+    }
+}
+
+/// A realtime session's seat in Redis: renewed while held, given back when dropped.
+pub struct SharedSeat {
+    limits: std::sync::Arc<SharedLimits>,
+    key: String,
+    session: String,
+    renewer: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for SharedSeat {
+    fn drop(&mut self) {
+        self.renewer.abort();
+        let (limits, key, session) = (
+            std::sync::Arc::clone(&self.limits),
+            std::mem::take(&mut self.key),
+            std::mem::take(&mut self.session),
+        );
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        // Best effort: a seat not given back ends with its lease.
+        runtime.spawn(async move {
+            let mut connection = limits.connection.clone();
+            let removed = tokio::time::timeout(
+                limits.timeout,
+                redis::cmd("ZREM")
+                    .arg(&key)
+                    .arg(&session)
+                    .query_async::<i64>(&mut connection),
+            )
+            .await;
+            if !matches!(removed, Ok(Ok(_))) {
+                limits.failed("a realtime seat was not given back (its lease ends it)".into());
+            }
+        });
     }
 }

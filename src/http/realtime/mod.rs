@@ -168,13 +168,16 @@ async fn accept(
         )
     })?;
     state.graph.asr.ensure_available().await?;
-    let seat = state
-        .seats
-        .take(&checked.options.owner)
-        .map_err(|error| match error {
-            SeatError::KeyFull(_) => ApiError::rate_limited(error.to_string(), 5),
-            SeatError::ServerFull(_) => ApiError::new(ErrorCode::ServerBusy, error.to_string()),
-        })?;
+    let owner = &checked.options.owner;
+    let mut seat = state.seats.take(owner).map_err(|error| match error {
+        SeatError::KeyFull(_) => ApiError::rate_limited(error.to_string(), 5),
+        SeatError::ServerFull(_) => ApiError::new(ErrorCode::ServerBusy, error.to_string()),
+    })?;
+    // With shared limits, the key's sessions are also counted across the replicas.
+    let max_per_key = state.settings.realtime.max_sessions_per_key;
+    if let Some(shared) = state.limits.realtime_seat(owner, max_per_key).await? {
+        seat.also_hold(shared);
+    }
     let services = Services {
         asr: state.graph.asr.clone(),
         dialogue: state.graph.dialogue.clone(),
