@@ -119,7 +119,9 @@ fn while_redis_is_down_or_frozen_replicas_count_on_their_own_and_then_share_agai
     wait_until_shared(&a, &b, &shared);
 
     // A Redis that accepts connections but never answers: each request waits at most limits.redis_timeout_ms.
+    // After one timeout a replica leaves Redis alone for a second: the requests after it do not wait.
     redis.freeze(true);
+    let frozen = Instant::now();
     for i in 0..6 {
         let started = Instant::now();
         let reply = voices(if i % 2 == 0 { &a } else { &b });
@@ -130,6 +132,12 @@ fn while_redis_is_down_or_frozen_replicas_count_on_their_own_and_then_share_agai
             started.elapsed()
         );
     }
+    // Two timeouts of 250 ms (one a replica), the other requests at once.
+    assert!(
+        frozen.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        frozen.elapsed()
+    );
     redis.freeze(false);
     wait_until_shared(&a, &b, &shared);
 

@@ -38,7 +38,8 @@ pub const BUSY_REJECTIONS: &str = "sauti_actor_busy_rejections_total";
 pub const ACTOR_RESTARTS: &str = "sauti_actor_restarts_total";
 /// Requests refused with 429, by category.
 pub const RATE_LIMITED: &str = "sauti_rate_limited_total";
-/// Calls to the shared rate limits (Redis) that failed or timed out (each then fell back or was refused).
+/// Requests the shared rate limits (Redis) could not count: it failed, timed out, or failed moments before (each
+/// request then fell back or was refused).
 pub const RATE_LIMIT_STORE_FAILURES: &str = "sauti_rate_limit_store_failures_total";
 /// Job state changes, by the state entered.
 pub const JOBS: &str = "sauti_jobs_total";

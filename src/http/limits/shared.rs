@@ -1,10 +1,11 @@
 //! Rate limits shared by every replica through Redis (`limits.redis_url`): one GCRA per key and category, kept in
 //! Redis and updated by one server-side script that reads Redis's own clock, so N replicas enforce the configured
 //! rate in total and their clocks never matter. When Redis does not answer within `limits.redis_timeout_ms` the
-//! caller falls back to the replica's own limiter or refuses, as `limits.redis_unreachable` says.
+//! caller falls back to the replica's own limiter or refuses, as `limits.redis_unreachable` says, and Redis is
+//! left alone for a second, so that during an outage requests fall back at once instead of each waiting.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::Script;
@@ -62,7 +63,14 @@ pub struct SharedLimits {
     timeout: Duration,
     /// Whether the last call answered (to log each change once, not every request).
     healthy: AtomicBool,
+    /// After a failure Redis is left alone until then (ms after `born`), so that while it is away requests fall
+    /// back at once instead of each waiting for the timeout.
+    resting_until: AtomicU64,
+    born: Instant,
 }
+
+/// How long Redis is left alone after it failed to answer.
+const REST: Duration = Duration::from_secs(1);
 
 impl SharedLimits {
     /// Limits in the Redis at `url` under keys starting with `prefix`. Connects on first use (in the background
@@ -82,11 +90,14 @@ impl SharedLimits {
             prefix: prefix.to_string(),
             timeout,
             healthy: AtomicBool::new(true),
+            resting_until: AtomicU64::new(0),
+            born: Instant::now(),
         })
     }
 
     /// Count one request of `key` against `per_minute` in `bucket`; an error when Redis did not answer in time.
     pub async fn count(&self, bucket: &str, key: &str, per_minute: u32) -> Result<Verdict, String> {
+        self.awake()?;
         let per_minute = per_minute.max(1);
         let interval = 60_000_000 / u64::from(per_minute);
         let mut connection = self.connection.clone();
@@ -126,6 +137,7 @@ impl SharedLimits {
         owner: &str,
         max: usize,
     ) -> Result<Option<SharedSeat>, String> {
+        self.awake()?;
         let key = format!("{}:seats:{owner}", self.prefix);
         let session = uuid::Uuid::new_v4().to_string();
         let lease = SEAT_LEASE.as_millis() as u64;
@@ -185,8 +197,23 @@ impl SharedLimits {
         }
     }
 
+    fn millis(&self) -> u64 {
+        self.born.elapsed().as_millis() as u64
+    }
+
+    /// An error, without asking Redis, while it rests after a failure.
+    fn awake(&self) -> Result<(), String> {
+        if self.millis() < self.resting_until.load(Ordering::Relaxed) {
+            metrics::counter!(crate::telemetry::metrics::RATE_LIMIT_STORE_FAILURES).increment(1);
+            return Err("Redis failed moments ago; asked again shortly".into());
+        }
+        Ok(())
+    }
+
     fn failed(&self, why: String) -> String {
         metrics::counter!(crate::telemetry::metrics::RATE_LIMIT_STORE_FAILURES).increment(1);
+        self.resting_until
+            .store(self.millis() + REST.as_millis() as u64, Ordering::Relaxed);
         if self.healthy.swap(false, Ordering::AcqRel) {
             tracing::warn!(%why, "the shared rate limits (Redis) do not answer");
         }
