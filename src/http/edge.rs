@@ -93,7 +93,7 @@ impl Front {
         // Routed at once when the limits were counted here; after the shared limits answer otherwise.
         let routed = match entry {
             Entry::Now(admitted) => {
-                Ok(admitted.map(|(request, allowance)| (front.route(request, &id), allowance)))
+                Ok(admitted.map(|(request, allowance)| (front.dispatch(request, &id), allowance)))
             }
             Entry::Later(request, pending) => Err((request, pending)),
         };
@@ -104,7 +104,7 @@ impl Front {
                     Err((request, pending)) => request_scope::scope(id.clone(), pending).await.map(
                         |(caller, allowance)| {
                             let request = front.enter(request, caller);
-                            (front.route(request, &id), Some(allowance))
+                            (front.dispatch(request, &id), Some(allowance))
                         },
                     ),
                 };
@@ -173,7 +173,7 @@ impl Parts {
     }
 
     /// The router's answer to `request`, its log lines carrying `id`.
-    fn route(
+    fn dispatch(
         &self,
         request: Request,
         id: &HeaderValue,
