@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::storage::{dictionary_queries, unix_now, Database, DictionaryRecord, StorageError};
+use crate::storage::{unix_now, DictionaryRecord, Storage, StorageError};
 use crate::tts::lexicon::Lexicon;
 use crate::tts::pronunciation::{self, Rule, RuleError};
 
@@ -70,14 +70,14 @@ pub struct NewDictionary {
 /// The API keys' dictionaries; cheap to clone.
 #[derive(Clone)]
 pub struct Dictionaries {
-    db: Database,
+    db: Storage,
     base: Arc<Lexicon>,
     max_per_key: usize,
 }
 
 impl Dictionaries {
     /// Dictionaries in `db`, laid over the server's lexicon `base`, at most `max_per_key` per key.
-    pub fn new(db: Database, base: Arc<Lexicon>, max_per_key: usize) -> Self {
+    pub fn new(db: Storage, base: Arc<Lexicon>, max_per_key: usize) -> Self {
         Self {
             db,
             base,
@@ -122,11 +122,8 @@ impl Dictionaries {
             rules: new.rules,
             created_unix: unix_now(),
         };
-        let (stored, max) = (record.clone(), self.max_per_key);
-        let kept = self
-            .db
-            .run(move |c| dictionary_queries::insert_within(c, &stored, max))
-            .await?;
+        let max = self.max_per_key;
+        let kept = self.db.insert_dictionary_within(&record, max).await?;
         if !kept {
             return Err(DictionaryError::TooMany(max));
         }
@@ -141,11 +138,7 @@ impl Dictionaries {
         offset: usize,
         limit: usize,
     ) -> Result<(Vec<DictionaryRecord>, bool), DictionaryError> {
-        let owner = owner.to_string();
-        let mut page = self
-            .db
-            .run(move |c| dictionary_queries::list(c, &owner, offset, limit + 1))
-            .await?;
+        let mut page = self.db.dictionaries(owner, offset, limit + 1).await?;
         let more = page.len() > limit;
         page.truncate(limit);
         Ok((page, more))
@@ -153,9 +146,8 @@ impl Dictionaries {
 
     /// One of `owner`'s dictionaries.
     pub async fn get(&self, owner: &str, id: &str) -> Result<DictionaryRecord, DictionaryError> {
-        let (key, wanted) = (owner.to_string(), id.to_string());
         self.db
-            .run(move |c| dictionary_queries::get(c, &key, &wanted))
+            .dictionary(owner, id)
             .await?
             .ok_or_else(|| not_found(id))
     }
@@ -178,11 +170,7 @@ impl Dictionaries {
 
     /// Delete one of `owner`'s dictionaries (jobs already queued keep the rules they were created with).
     pub async fn delete(&self, owner: &str, id: &str) -> Result<(), DictionaryError> {
-        let (key, wanted) = (owner.to_string(), id.to_string());
-        let removed = self
-            .db
-            .run(move |c| dictionary_queries::delete(c, &key, &wanted))
-            .await?;
+        let removed = self.db.delete_dictionary(owner, id).await?;
         if removed {
             Ok(())
         } else {

@@ -14,7 +14,7 @@ use crate::config::{ConfigError, Settings};
 use crate::http::auth::KeyRing;
 use crate::http::limits::{RateLimits, FORGET_EVERY};
 use crate::http::{front, AppState, Shared};
-use crate::storage::{key_queries, ArtifactStore, Database, StorageError};
+use crate::storage::{ArtifactStore, Storage, StorageError};
 use crate::tts::catalog::VoiceRegistry;
 
 /// Why the server could not start or stopped abnormally.
@@ -78,12 +78,12 @@ pub async fn serve(
         settings.server.public_base_url = format!("http://{address}");
     }
     let settings = Arc::new(settings);
-    let db = Database::open(&settings.storage.data_dir)?;
+    let db = crate::storage::open(&settings.storage.url, &settings.storage.data_dir).await?;
     let artifacts = ArtifactStore::open(&settings.storage.data_dir)?
         .with_min_free(settings.storage.min_free_bytes);
-    let created_key = ensure_a_key(&settings, &db)?;
+    let created_key = ensure_a_key(&settings, db.as_ref()).await?;
     let keys = KeyRing::new(&settings.auth.api_keys);
-    keys.refresh(&db).await?;
+    keys.refresh(db.as_ref()).await?;
 
     let lexicon = server_lexicon(&settings)?;
     let voices = Arc::new(VoiceRegistry::from_settings(&settings, &lexicon));
@@ -99,7 +99,7 @@ pub async fn serve(
             .into());
         }
     }
-    restore_cloned_voices(&db, &voices)?;
+    restore_cloned_voices(db.as_ref(), &voices).await?;
     let dialogue = DialogueArgs::from_settings(&settings.dialogue)?;
     let recognizer = {
         let settings = Arc::clone(&settings);
@@ -186,9 +186,7 @@ pub async fn serve(
     graph.stop();
     // Give running jobs' actors a moment to stop; anything still running is queued again at the next start.
     let _ = tokio::time::timeout(Duration::from_secs(5), watcher).await;
-    let _ = db
-        .run(|c| Ok(c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?))
-        .await;
+    db.close().await;
     tracing::info!("sauti stopped");
     result.map_err(ServeError::Serve)?;
     if graph_failed.load(std::sync::atomic::Ordering::SeqCst) {
@@ -198,18 +196,16 @@ pub async fn serve(
 }
 
 /// With no configured key and none stored, create one development key (only its hash is kept).
-fn ensure_a_key(settings: &Settings, db: &Database) -> Result<Option<String>, StorageError> {
-    if !settings.auth.api_keys.is_empty() {
+async fn ensure_a_key(
+    settings: &Settings,
+    db: &dyn crate::storage::Store,
+) -> Result<Option<String>, StorageError> {
+    if !settings.auth.api_keys.is_empty() || db.any_key().await? {
         return Ok(None);
     }
-    db.run_blocking(|c| {
-        if key_queries::any(c)? {
-            return Ok(None);
-        }
-        let key = new_key();
-        key_queries::insert(c, "development", &key)?;
-        Ok(Some(key))
-    })
+    let key = new_key();
+    db.insert_key("development", &key).await?;
+    Ok(Some(key))
 }
 
 /// A fresh random API key.
@@ -223,7 +219,7 @@ pub fn new_key() -> String {
 
 fn spawn_housekeeping(
     keys: KeyRing,
-    db: Database,
+    db: Storage,
     limits: Arc<RateLimits>,
 ) -> tokio::task::JoinHandle<()> {
     // Keys created or revoked with `sauti keys` take effect within one tick: the keys are read again only when
@@ -239,9 +235,9 @@ fn spawn_housekeeping(
             let reloaded = if since_forget >= FORGET_EVERY {
                 limits.forget_idle();
                 since_forget = Duration::ZERO;
-                keys.refresh(&db).await.map(|_| true)
+                keys.refresh(db.as_ref()).await.map(|_| true)
             } else {
-                keys.refresh_if_changed(&db).await
+                keys.refresh_if_changed(db.as_ref()).await
             };
             match reloaded {
                 Ok(true) => tracing::debug!("API keys reloaded"),
@@ -295,9 +291,12 @@ fn server_lexicon(settings: &Settings) -> Result<crate::tts::lexicon::Lexicon, C
 }
 
 /// Publish the stored cloned voices (each to its owner) before the server answers.
-fn restore_cloned_voices(db: &Database, voices: &VoiceRegistry) -> Result<(), ServeError> {
+async fn restore_cloned_voices(
+    db: &dyn crate::storage::Store,
+    voices: &VoiceRegistry,
+) -> Result<(), ServeError> {
     let lexicon = voices.lexicon();
-    let records = db.run_blocking(|c| crate::storage::voice_queries::all(c))?;
+    let records = db.voices().await?;
     for record in &records {
         if let Err(why) = crate::clone::publish(record, voices, lexicon) {
             tracing::error!(%why, "cloned voice not restored");

@@ -8,10 +8,14 @@ echo "== toolchain: $(cargo --version)"
 echo "   disk free for the build: $(df -h --output=avail . | tail -1 | tr -d ' ')"
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
-echo "== test prerequisites: Chromium, Node.js and playwright-core (browser tests), Redis (shared rate limits)"
+echo "== test prerequisites: Chromium, Node.js and playwright-core (browser tests), Redis (shared rate limits), PostgreSQL (shared storage)"
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# The tests start private servers from the package's programs; SAUTI_TEST_POSTGRES_URL names one instead.
+if [ -z "${SAUTI_TEST_POSTGRES_URL:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  missing+=(postgresql)
+fi
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 if ((${#missing[@]})); then

@@ -33,6 +33,9 @@ enum Command {
     /// Create, list and revoke API keys (stored hashed in the data directory's database).
     #[command(subcommand)]
     Keys(serve::KeysCommand),
+    /// Bring the configured store's schema (SQLite or PostgreSQL) to this version and stop; the service also
+    /// does this when it starts.
+    Migrate(serve::ConfigArgs),
     /// Inspect and convert audio files the way the service decodes uploads.
     #[command(subcommand)]
     Audio(audio::AudioCommand),
@@ -73,6 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => serve::serve(args),
         Command::Keys(command) => serve::keys(command),
+        Command::Migrate(args) => serve::migrate(args),
         Command::Audio(command) => audio::run(command),
         Command::Text(command) => text::run(command),
         Command::Tts(args) => tts::run(args),

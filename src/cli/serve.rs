@@ -7,7 +7,8 @@ use clap::{Args, Subcommand};
 
 use sauti::config::Settings;
 use sauti::server::{self, new_key};
-use sauti::storage::{key_queries, Database, DATABASE_FILE};
+use sauti::storage::postgres::is_postgres_url;
+use sauti::storage::{check_key_name, Database, Storage, DATABASE_FILE};
 use sauti::telemetry;
 
 /// Where configuration comes from.
@@ -83,7 +84,7 @@ pub enum KeysCommand {
     },
 }
 
-/// Run a keys command against the configured data directory.
+/// Run a keys command against the configured store.
 pub fn keys(command: KeysCommand) -> anyhow::Result<()> {
     let config = match &command {
         KeysCommand::Create { config, .. }
@@ -91,55 +92,82 @@ pub fn keys(command: KeysCommand) -> anyhow::Result<()> {
         | KeysCommand::Revoke { config, .. } => config,
     };
     let settings = config.load()?;
-    let data_dir = &settings.storage.data_dir;
     if let KeysCommand::Create { name, .. } = &command {
         // Checked before anything is written, so a refused name leaves no trace.
-        key_queries::check_name(name).map_err(|why| anyhow::anyhow!("invalid --name: {why}"))?;
+        check_key_name(name).map_err(|why| anyhow::anyhow!("invalid --name: {why}"))?;
     }
-    let db = match &command {
-        // Making a key is how a fresh data directory is set up, so only this command creates the database.
-        KeysCommand::Create { .. } => Database::open(data_dir)?,
-        KeysCommand::List { .. } | KeysCommand::Revoke { .. } => open_existing(data_dir)?,
-    };
-    match command {
-        KeysCommand::Create { name, .. } => {
-            let name = key_queries::check_name(&name).map_err(|why| anyhow::anyhow!(why))?;
-            let key = new_key();
-            let record = db.run_blocking(|c| key_queries::insert(c, &name, &key))?;
-            println!("{key}");
-            eprintln!(
-                "created {} ({}); the key is shown only now",
-                record.id, record.name
-            );
-        }
-        KeysCommand::List { .. } => {
-            for r in db.run_blocking(|c| key_queries::list(c))? {
-                let state = r
-                    .revoked_at
-                    .map_or("active".to_string(), |t| format!("revoked {t}"));
-                println!("{}\t{}\tcreated {}\t{state}", r.id, r.name, r.created_at);
+    // Making a key is how a fresh data directory is set up, so only this command creates a SQLite database.
+    let create = matches!(command, KeysCommand::Create { .. });
+    block_on(async move {
+        let db = open_store(&settings, create).await?;
+        match command {
+            KeysCommand::Create { name, .. } => {
+                let name = check_key_name(&name).map_err(|why| anyhow::anyhow!(why))?;
+                let key = new_key();
+                let record = db.insert_key(&name, &key).await?;
+                println!("{key}");
+                eprintln!(
+                    "created {} ({}); the key is shown only now",
+                    record.id, record.name
+                );
+            }
+            KeysCommand::List { .. } => {
+                for r in db.keys().await? {
+                    let state = r
+                        .revoked_at
+                        .map_or("active".to_string(), |t| format!("revoked {t}"));
+                    println!("{}\t{}\tcreated {}\t{state}", r.id, r.name, r.created_at);
+                }
+            }
+            KeysCommand::Revoke { id, .. } => {
+                if !db.revoke_key(&id).await? {
+                    anyhow::bail!("no active key with id {id}");
+                }
+                eprintln!("revoked {id}");
             }
         }
-        KeysCommand::Revoke { id, .. } => {
-            if !db.run_blocking(|c| key_queries::revoke(c, &id))? {
-                anyhow::bail!("no active key with id {id}");
-            }
-            eprintln!("revoked {id}");
-        }
-    }
-    Ok(())
+        db.close().await;
+        Ok(())
+    })
 }
 
-/// The data directory's database, or an error saying where it was looked for.
-fn open_existing(data_dir: &Path) -> anyhow::Result<Database> {
-    let file = data_dir.join(DATABASE_FILE);
-    if !file.is_file() {
-        let shown = std::path::absolute(&file).unwrap_or(file);
-        anyhow::bail!(
-            "no database at {}: run this where the service's data directory is, or set storage.data_dir \
-             (SAUTI__STORAGE__DATA_DIR); `sauti keys create` makes a new one",
-            shown.display()
+/// `sauti migrate`: bring the configured store's schema to this version, then stop.
+pub fn migrate(args: ConfigArgs) -> anyhow::Result<()> {
+    let settings = args.load()?;
+    block_on(async move {
+        let db = open_store(&settings, true).await?;
+        db.close().await;
+        eprintln!(
+            "{} schema at version {}",
+            db.engine(),
+            sauti::storage::SCHEMA_VERSION
         );
+        Ok(())
+    })
+}
+
+fn block_on<T>(work: impl std::future::Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(work)
+}
+
+/// The configured store (migrated). A SQLite database that does not exist is made only when `create`; otherwise
+/// the error says where it was looked for.
+async fn open_store(settings: &Settings, create: bool) -> anyhow::Result<Storage> {
+    let data_dir = &settings.storage.data_dir;
+    if !create && !is_postgres_url(&settings.storage.url) {
+        let file = data_dir.join(DATABASE_FILE);
+        if !file.is_file() {
+            let shown = std::path::absolute(&file).unwrap_or(file);
+            anyhow::bail!(
+                "no database at {}: run this where the service's data directory is, or set storage.data_dir \
+                 (SAUTI__STORAGE__DATA_DIR); `sauti keys create` makes a new one",
+                shown.display()
+            );
+        }
+        return Ok(std::sync::Arc::new(Database::open_existing(data_dir)?));
     }
-    Ok(Database::open_existing(data_dir)?)
+    Ok(sauti::storage::open(&settings.storage.url, data_dir).await?)
 }

@@ -84,6 +84,10 @@ pub enum MetricsAccess {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StorageSettings {
+    /// Where jobs, keys, cloned voices and dictionaries are kept: empty or `sqlite://` for `sauti.db` in
+    /// `data_dir` (one machine), or `postgres://user:password@host:port/database` for a PostgreSQL database
+    /// that several replicas share. Migrations run at start-up (and with `sauti migrate`).
+    pub url: String,
     /// Directory for the SQLite database and job audio; created if missing.
     pub data_dir: PathBuf,
     /// Below this many bytes available on the data directory's disk, `/readyz` is not ready and new jobs and
@@ -94,6 +98,7 @@ pub struct StorageSettings {
 impl Default for StorageSettings {
     fn default() -> Self {
         Self {
+            url: String::new(),
             data_dir: PathBuf::from("data"),
             min_free_bytes: 64 << 20,
         }
@@ -291,6 +296,17 @@ impl Settings {
         }
         if let Some((key, problem)) = self.realtime.problem() {
             return invalid(key, &problem);
+        }
+        let url = self.storage.url.as_str();
+        if !(url.is_empty()
+            || url == "sqlite://"
+            || url.starts_with("postgres://")
+            || url.starts_with("postgresql://"))
+        {
+            return invalid(
+                "storage.url",
+                "must be empty or `sqlite://` (SQLite in storage.data_dir) or a `postgres://` URL",
+            );
         }
         for (key, value) in [
             (

@@ -8,7 +8,7 @@ use axum::http::HeaderMap;
 
 use sha2::{Digest, Sha256};
 
-use crate::storage::{key_id, key_queries, Database, StorageError};
+use crate::storage::{key_id, StorageError, Store};
 
 /// The authenticated caller of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,10 +124,10 @@ impl KeyRing {
     }
 
     /// Reload the database's active keys (start-up, and whenever the database changed).
-    pub async fn refresh(&self, db: &Database) -> Result<usize, StorageError> {
-        let (version, records) = db
-            .run(|c| Ok((key_queries::data_version(c)?, key_queries::list(c)?)))
-            .await?;
+    pub async fn refresh(&self, db: &dyn Store) -> Result<usize, StorageError> {
+        // The version is read first: a change that lands between the two reads is read again next time.
+        let version = db.keys_version().await?;
+        let records = db.keys().await?;
         let entries: Entries = records
             .into_iter()
             .filter(|r| r.revoked_at.is_none())
@@ -149,10 +149,10 @@ impl KeyRing {
         Ok(count)
     }
 
-    /// Reload the keys only if another process (`sauti keys`) committed to the database since they were read;
-    /// whether they were reloaded. Cheap enough to run every second: one pragma, no table read.
-    pub async fn refresh_if_changed(&self, db: &Database) -> Result<bool, StorageError> {
-        let version = db.run(|c| key_queries::data_version(c)).await?;
+    /// Reload the keys only if another process (`sauti keys`, another replica) changed them since they were
+    /// read; whether they were reloaded. Cheap enough to run every second: one pragma or one row.
+    pub async fn refresh_if_changed(&self, db: &dyn Store) -> Result<bool, StorageError> {
+        let version = db.keys_version().await?;
         let loaded_at = self.loaded_at.lock().ok().and_then(|v| *v);
         if loaded_at == Some(version) {
             return Ok(false);

@@ -19,8 +19,8 @@ pub async fn healthz() -> Json<Value> {
 /// Readiness.
 #[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations", summary = "Readiness",
     responses(
-        (status = 200, description = "Every actor is up and the database answers; `rate_limits` says where the limits are counted (`local`, `shared`, or why the shared ones do not answer)", body = Object),
-        (status = 503, description = "An actor is restarting, or the database does not answer or cannot be read (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 200, description = "Every actor is up and the database answers; `storage` names the engine (`sqlite` or `postgres`); `rate_limits` says where the limits are counted (`local`, `shared`, or why the shared ones do not answer)", body = Object),
+        (status = 503, description = "An actor is restarting, or the database (SQLite or PostgreSQL) does not answer or cannot be read (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     if !state.graph.all_up() {
@@ -44,6 +44,10 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiErr
     Ok(Json(json!({
         "status": "ready",
         "actor_restarts": state.graph.restarts(),
+        "storage": match crate::storage::postgres::is_postgres_url(&storage.url) {
+            true => "postgres",
+            false => "sqlite",
+        },
         "rate_limits": state.limits.state().await,
     })))
 }

@@ -25,22 +25,7 @@ pub struct DictionaryRecord {
     pub created_unix: i64,
 }
 
-/// Create the table (part of the schema set up at open).
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS pronunciation_dictionaries (
-    id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    name TEXT NOT NULL,
-    description TEXT,
-    version_id TEXT NOT NULL,
-    rules TEXT NOT NULL,
-    created_unix INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS pronunciation_dictionaries_by_owner
-    ON pronunciation_dictionaries (owner, created_unix);
-";
-
-const COLUMNS: &str = "id, owner, name, description, version_id, rules, created_unix";
+pub(super) const COLUMNS: &str = "id, owner, name, description, version_id, rules, created_unix";
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(DictionaryRecord, String)> {
     Ok((
@@ -57,7 +42,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(DictionaryRecord, String)> {
     ))
 }
 
-fn decode(
+pub(super) fn decode(
     (mut record, rules): (DictionaryRecord, String),
 ) -> Result<DictionaryRecord, StorageError> {
     record.rules =
@@ -172,7 +157,7 @@ mod tests {
     #[test]
     fn dictionaries_are_kept_per_owner_within_a_cap() {
         let mut c = Connection::open_in_memory().unwrap();
-        c.execute_batch(SCHEMA).unwrap();
+        super::super::migrations::sqlite(&mut c).unwrap();
         assert!(insert_within(&mut c, &record("pd_1", "a", 1), 2).unwrap());
         assert!(insert_within(&mut c, &record("pd_2", "a", 2), 2).unwrap());
         assert!(!insert_within(&mut c, &record("pd_3", "a", 3), 2).unwrap());

@@ -98,22 +98,10 @@ impl JobRecord {
     }
 }
 
-/// Add the columns later versions introduced to a database made by an earlier one.
-pub fn migrate(c: &Connection) -> Result<(), StorageError> {
-    let has_pronunciation: bool = c.query_row(
-        "SELECT COUNT(*) FROM pragma_table_info('jobs') WHERE name = 'pronunciation'",
-        [],
-        |r| r.get::<_, i64>(0).map(|n| n > 0),
-    )?;
-    if !has_pronunciation {
-        c.execute_batch("ALTER TABLE jobs ADD COLUMN pronunciation TEXT;")?;
-    }
-    Ok(())
-}
+pub(super) const COLUMNS: &str = "id, owner, status, text, voice_id, settings, created_at, completed_at, progress, error, audio_seconds, pronunciation";
 
-const COLUMNS: &str = "id, owner, status, text, voice_id, settings, created_at, completed_at, progress, error, audio_seconds, pronunciation";
-
-type Row = (JobRecord, String, String, Option<String>);
+/// A job as read, with its status, settings and pronunciation still as stored text.
+pub(super) type Row = (JobRecord, String, String, Option<String>);
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     let record = JobRecord {
@@ -133,7 +121,9 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     Ok((record, r.get(2)?, r.get(5)?, r.get(11)?))
 }
 
-fn decode((mut record, status, settings, pronunciation): Row) -> Result<JobRecord, StorageError> {
+pub(super) fn decode(
+    (mut record, status, settings, pronunciation): Row,
+) -> Result<JobRecord, StorageError> {
     record.status = JobStatus::parse(&status)?;
     record.settings =
         serde_json::from_str(&settings).map_err(|e| StorageError::Corrupt(e.to_string()))?;
@@ -144,8 +134,8 @@ fn decode((mut record, status, settings, pronunciation): Row) -> Result<JobRecor
     Ok(record)
 }
 
-/// Store a new job.
-pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
+/// A job's settings and pronunciation rules as stored text.
+pub(super) fn encode(job: &JobRecord) -> Result<(String, Option<String>), StorageError> {
     let settings =
         serde_json::to_string(&job.settings).map_err(|e| StorageError::Corrupt(e.to_string()))?;
     let pronunciation = if job.pronunciation.is_empty() {
@@ -156,6 +146,12 @@ pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
                 .map_err(|e| StorageError::Corrupt(e.to_string()))?,
         )
     };
+    Ok((settings, pronunciation))
+}
+
+/// Store a new job.
+pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
+    let (settings, pronunciation) = encode(job)?;
     c.execute(
         "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix, pronunciation)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -171,17 +167,12 @@ pub fn insert(c: &Connection, job: &JobRecord) -> Result<(), StorageError> {
             pronunciation
         ],
     )?;
-    entered(match job.status {
-        JobStatus::Queued => "queued",
-        JobStatus::Running => "running",
-        JobStatus::Succeeded => "succeeded",
-        JobStatus::Failed => "failed",
-    });
+    entered(job.status.as_str());
     Ok(())
 }
 
 /// Count a state change for `/metrics`.
-fn entered(state: &'static str) {
+pub(super) fn entered(state: &'static str) {
     metrics::counter!(crate::telemetry::metrics::JOBS, "state" => state).increment(1);
 }
 

@@ -87,10 +87,13 @@ pub fn insert(c: &Connection, name: &str, key: &str) -> Result<KeyRecord, Storag
         created_at: now_rfc3339(),
         revoked_at: None,
     };
-    c.execute(
+    let tx = c.unchecked_transaction()?;
+    tx.execute(
         "INSERT INTO api_keys (id, name, hash, created_at) VALUES (?1, ?2, ?3, ?4)",
         params![record.id, record.name, record.hash, record.created_at],
     )?;
+    changed(&tx)?;
+    tx.commit()?;
     Ok(record)
 }
 
@@ -107,11 +110,16 @@ pub fn list(c: &Connection) -> Result<Vec<KeyRecord>, StorageError> {
 
 /// Revoke a key by id; returns whether an active key was revoked.
 pub fn revoke(c: &Connection, id: &str) -> Result<bool, StorageError> {
-    let changed = c.execute(
+    let tx = c.unchecked_transaction()?;
+    let revoked = tx.execute(
         "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
         params![id, now_rfc3339()],
     )?;
-    Ok(changed > 0)
+    if revoked > 0 {
+        changed(&tx)?;
+    }
+    tx.commit()?;
+    Ok(revoked > 0)
 }
 
 /// Whether any key (revoked or not) was ever stored.
@@ -123,10 +131,16 @@ pub fn any(c: &Connection) -> Result<bool, StorageError> {
     .is_some())
 }
 
-/// A number that changes whenever another connection (such as `sauti keys` in another process) commits to the
-/// database; reading it costs no table access.
+/// Count a change to the keys, in the transaction that makes it.
+fn changed(c: &Connection) -> Result<(), StorageError> {
+    c.execute("UPDATE key_revision SET revision = revision + 1", [])?;
+    Ok(())
+}
+
+/// A number that changes whenever the keys change, from this process or another (such as `sauti keys`); one
+/// row read.
 pub fn data_version(c: &Connection) -> Result<i64, StorageError> {
-    Ok(c.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    Ok(c.query_row("SELECT revision FROM key_revision", [], |r| r.get(0))?)
 }
 
 #[cfg(test)]

@@ -1,12 +1,16 @@
-//! Persistence: one SQLite database in the data directory (jobs, API keys, cloned voices, pronunciation
-//! dictionaries) and job audio files written atomically beside it. Every database call runs on a blocking
-//! thread.
+//! Persistence: jobs, API keys, cloned voices and pronunciation dictionaries behind [`Store`] — SQLite in the
+//! data directory by default (every call on a blocking thread), PostgreSQL when `storage.url` names one — and
+//! job audio files written atomically in the data directory.
 
 mod artifacts;
 mod dictionaries;
 mod jobs;
 mod keys;
+mod migrations;
+pub mod postgres;
 pub mod space;
+mod sqlite;
+mod store;
 mod voices;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +22,8 @@ pub use artifacts::ArtifactStore;
 pub use dictionaries::DictionaryRecord;
 pub use jobs::{JobRecord, JobStatus};
 pub use keys::{hash_key, key_id, KeyRecord};
+pub use migrations::LATEST as SCHEMA_VERSION;
+pub use store::{Storage, Store};
 pub use voices::ClonedVoiceRecord;
 
 /// Storage failures; the HTTP layer reports them as 503 (the service cannot do its job right now).
@@ -35,6 +41,21 @@ pub enum StorageError {
     /// A stored value could not be decoded.
     #[error("corrupt stored value: {0}")]
     Corrupt(String),
+    /// PostgreSQL refused, failed or could not be reached.
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
+    /// The database was made by a newer sauti than this one.
+    #[error("the database is at schema version {found}, newer than this sauti's {known}; run the newer version or restore a backup")]
+    TooNew { found: i64, known: i64 },
+}
+
+/// The store `storage.url` names: PostgreSQL for `postgres://…`, otherwise SQLite in `data_dir` (an empty URL
+/// or `sqlite://`). Migrations run before it is handed out.
+pub async fn open(url: &str, data_dir: &Path) -> Result<Storage, StorageError> {
+    if postgres::is_postgres_url(url) {
+        return Ok(Arc::new(postgres::PgStore::connect(url).await?));
+    }
+    Ok(Arc::new(Database::open(data_dir)?))
 }
 
 /// A handle to the database; cheap to clone.
@@ -43,35 +64,6 @@ pub struct Database {
     connection: Arc<Mutex<Connection>>,
     data_dir: PathBuf,
 }
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS api_keys (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    hash TEXT NOT NULL UNIQUE,
-    created_at TEXT NOT NULL,
-    revoked_at TEXT
-);
-CREATE TABLE IF NOT EXISTS jobs (
-    id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    status TEXT NOT NULL,
-    text TEXT NOT NULL,
-    voice_id TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    created_unix INTEGER NOT NULL,
-    started_at TEXT,
-    completed_at TEXT,
-    completed_unix INTEGER,
-    progress REAL NOT NULL DEFAULT 0,
-    error TEXT,
-    audio_seconds REAL,
-    runs INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs (owner, status);
-CREATE INDEX IF NOT EXISTS jobs_by_status ON jobs (status, created_unix);
-";
 
 /// The database's file name inside the data directory.
 pub const DATABASE_FILE: &str = "sauti.db";
@@ -99,10 +91,8 @@ impl Database {
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "NORMAL")?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
-        connection.execute_batch(SCHEMA)?;
-        connection.execute_batch(voices::SCHEMA)?;
-        connection.execute_batch(dictionaries::SCHEMA)?;
-        jobs::migrate(&connection)?;
+        let mut connection = connection;
+        migrations::sqlite(&mut connection)?;
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
             data_dir: data_dir.to_path_buf(),
@@ -146,31 +136,23 @@ impl Database {
     /// Whether the database answers and its jobs table can be read (readiness probe). Cheap: it reads the
     /// index entries of unfinished jobs and one path down the jobs table, never the whole file; a damaged
     /// database file whose jobs pages cannot be read fails it.
-    pub async fn ping(&self) -> bool {
-        let checked = self
-            .run(|c| {
-                let unfinished: i64 = c.query_row(
-                    "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
-                    [],
-                    |r| r.get(0),
-                )?;
-                let newest: Option<i64> =
-                    c.query_row("SELECT MAX(rowid) FROM jobs", [], |r| r.get(0))?;
-                if let Some(rowid) = newest {
-                    c.query_row("SELECT status FROM jobs WHERE rowid = ?1", [rowid], |r| {
-                        r.get::<_, String>(0)
-                    })?;
-                }
-                Ok(unfinished)
-            })
-            .await;
-        match checked {
-            Ok(_) => true,
-            Err(error) => {
-                tracing::error!(%error, "readiness: the database check failed");
-                false
+    async fn check(&self) -> Result<(), StorageError> {
+        self.run(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                [],
+                |r| r.get::<_, i64>(0),
+            )?;
+            let newest: Option<i64> =
+                c.query_row("SELECT MAX(rowid) FROM jobs", [], |r| r.get(0))?;
+            if let Some(rowid) = newest {
+                c.query_row("SELECT status FROM jobs WHERE rowid = ?1", [rowid], |r| {
+                    r.get::<_, String>(0)
+                })?;
             }
-        }
+            Ok(())
+        })
+        .await
     }
 }
 
@@ -190,28 +172,8 @@ fn format_timestamp(t: time::OffsetDateTime) -> String {
     t.format(&format).unwrap_or_default()
 }
 
-/// Job table operations, for the jobs actor.
-pub mod job_queries {
-    pub use super::jobs::{
-        count_unfinished, delete_expired, get, insert, insert_within, mark_failed, mark_running,
-        mark_succeeded, queued, requeue_running, set_progress,
-    };
-}
-
-/// Cloned-voice table operations, for the clone actor.
-pub mod voice_queries {
-    pub use super::voices::{all, count_of, delete, insert, insert_within};
-}
-
-/// Pronunciation dictionary table operations, for [`crate::dictionaries`].
-pub mod dictionary_queries {
-    pub use super::dictionaries::{count_of, delete, get, insert_within, list};
-}
-
-/// Key table operations, for start-up and `sauti keys`.
-pub mod key_queries {
-    pub use super::keys::{any, check_name, data_version, insert, list, revoke, MAX_NAME_CHARS};
-}
+/// Key names, checked the same way wherever a key is made.
+pub use keys::{check_name as check_key_name, MAX_NAME_CHARS as MAX_KEY_NAME_CHARS};
 
 #[cfg(test)]
 mod tests {
@@ -223,7 +185,7 @@ mod tests {
         {
             // The jobs table as it was before pronunciation dictionaries, with a queued job in it.
             let old = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
-            old.execute_batch(SCHEMA).unwrap();
+            old.execute_batch(migrations::FIRST_JOBS_TABLE).unwrap();
             old.execute(
                 "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix)
                  VALUES ('job_old', 'k', 'queued', 'Habari', 'zuri', '{}', '2026-01-01T00:00:00Z', 1)",
@@ -234,12 +196,12 @@ mod tests {
         let db = Database::open(dir.path()).unwrap();
         let rules = vec![crate::tts::pronunciation::Rule::alias("Sheng", "shengi")];
         db.run_blocking(|c| {
-            let old = job_queries::get(c, "job_old")?.expect("kept");
+            let old = jobs::get(c, "job_old")?.expect("kept");
             assert!(old.pronunciation.is_empty());
             let job = JobRecord::new("k", "Sheng", "zuri", Default::default())
                 .with_pronunciation(rules.clone());
-            job_queries::insert(c, &job)?;
-            assert_eq!(job_queries::get(c, &job.id)?.unwrap().pronunciation, rules);
+            jobs::insert(c, &job)?;
+            assert_eq!(jobs::get(c, &job.id)?.unwrap().pronunciation, rules);
             Ok(())
         })
         .unwrap();

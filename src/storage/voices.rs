@@ -23,20 +23,6 @@ pub struct ClonedVoiceRecord {
     pub consent: Option<String>,
 }
 
-/// Create the table (part of the schema set up at open).
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS cloned_voices (
-    voice_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    name TEXT NOT NULL,
-    profile TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    source_sha256 TEXT NOT NULL,
-    consent TEXT
-);
-CREATE INDEX IF NOT EXISTS cloned_voices_by_owner ON cloned_voices (owner);
-";
-
 /// Store a new voice unless its owner already has `max` of them; whether it was stored. The count and the insert
 /// are one write transaction, taken before the count, so concurrent requests can never pass the cap together.
 pub fn insert_within(

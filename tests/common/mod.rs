@@ -10,6 +10,7 @@ pub mod dictionaries;
 pub mod fake_http;
 pub mod ffmpeg;
 pub mod multipart;
+pub mod postgres;
 pub mod redis;
 pub mod sdk;
 

@@ -7,7 +7,7 @@ use tokio::sync::Semaphore;
 use super::{CloneError, CloneRequest};
 use crate::actors::admit;
 use crate::clone::{self, profile, ClonedVoiceSummary};
-use crate::storage::{now_rfc3339, voice_queries, ClonedVoiceRecord, Database};
+use crate::storage::{now_rfc3339, ClonedVoiceRecord, Storage};
 use crate::tts::catalog::VoiceRegistry;
 use crate::tts::lexicon::Lexicon;
 
@@ -35,7 +35,7 @@ pub enum ToCloneActor {
 #[derive(Clone)]
 pub struct CloneArgs {
     /// Where voices are stored.
-    pub db: Database,
+    pub db: Storage,
     /// Where they are published.
     pub voices: Arc<VoiceRegistry>,
     /// Pronunciations for the voices it builds.
@@ -167,21 +167,14 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
     };
     // The cap is checked again where the voice is stored: requests analysed at the same time all passed the
     // early check above, and only one transaction at a time may count and insert.
-    let (stored, max) = (record.clone(), state.max_per_key);
-    let inserted = state
-        .db
-        .run(move |c| voice_queries::insert_within(c, &stored, max))
-        .await?;
+    let max = state.max_per_key;
+    let inserted = state.db.insert_voice_within(&record, max).await?;
     if !inserted {
         return Err(CloneError::TooMany(max));
     }
     if let Some(dir) = &state.references {
         if let Err(error) = keep_reference(dir, &record.voice_id, &samples).await {
-            let (who, which) = (record.owner.clone(), record.voice_id.clone());
-            let _ = state
-                .db
-                .run(move |c| voice_queries::delete(c, &who, &which))
-                .await;
+            let _ = state.db.delete_voice(&record.owner, &record.voice_id).await;
             return Err(error);
         }
     }
@@ -211,11 +204,7 @@ async fn keep_reference(dir: &Path, voice_id: &str, samples: &[f32]) -> Result<(
 }
 
 async fn delete(state: &CloneArgs, owner: String, voice_id: String) -> Result<bool, CloneError> {
-    let (who, which) = (owner.clone(), voice_id.clone());
-    let existed = state
-        .db
-        .run(move |c| voice_queries::delete(c, &who, &which))
-        .await?;
+    let existed = state.db.delete_voice(&owner, &voice_id).await?;
     if existed {
         state.voices.remove_cloned(&owner, &voice_id);
         if let Some(dir) = &state.references {

@@ -9,15 +9,15 @@ use super::{JobsError, NewJob};
 use crate::actors::tts::TtsHandle;
 use crate::actors::ActorSlot;
 use crate::config::JobSettings;
-use crate::storage::{
-    job_queries, unix_now, ArtifactStore, Database, JobRecord, JobStatus, StorageError,
-};
+use crate::storage::{unix_now, ArtifactStore, JobRecord, JobStatus, Storage, StorageError};
 use crate::tts::catalog::VoiceRegistry;
 
 /// How often finished jobs past their retention are deleted.
 const SWEEP_EVERY: Duration = Duration::from_secs(600);
 /// How soon recovery is tried again when storage refused it at start.
 const RECOVER_RETRY: Duration = Duration::from_secs(5);
+/// With a shared store: how often jobs queued by other replicas, and jobs whose replica died, are looked for.
+const POLL_EVERY: Duration = Duration::from_secs(2);
 
 /// Messages to the JobsActor.
 pub enum ToJobsActor {
@@ -52,6 +52,8 @@ pub enum ToJobsActor {
     Sweep,
     /// Queue again the jobs a stop or crash left running (retried while the disk is full).
     Recover,
+    /// With a shared store: take up jobs other replicas queued or left behind.
+    Poll,
     /// Readiness probe.
     Ping(RpcReplyPort<bool>),
 }
@@ -59,8 +61,8 @@ pub enum ToJobsActor {
 /// What the JobsActor is started with.
 #[derive(Clone)]
 pub struct JobsArgs {
-    /// The database.
-    pub db: Database,
+    /// Where jobs are kept.
+    pub db: Storage,
     /// Job audio files.
     pub artifacts: ArtifactStore,
     /// Where synthesis happens.
@@ -103,7 +105,7 @@ impl Actor for JobsActor {
             // A full disk: start anyway (reads work, readiness says why not ready) and try again shortly.
             myself.send_after(RECOVER_RETRY, || ToJobsActor::Recover);
         }
-        let queued = args.db.run(|c| job_queries::queued(c)).await?;
+        let queued = args.db.queued_jobs().await?;
         tracing::info!(queued = queued.len(), "jobs actor started");
         let mut state = JobsState {
             args,
@@ -112,6 +114,9 @@ impl Actor for JobsActor {
         };
         myself.send_message(ToJobsActor::Sweep)?;
         myself.send_interval(SWEEP_EVERY, || ToJobsActor::Sweep);
+        if state.args.db.shared() {
+            myself.send_interval(POLL_EVERY, || ToJobsActor::Poll);
+        }
         pump(&mut state);
         Ok(state)
     }
@@ -164,24 +169,46 @@ impl Actor for JobsActor {
             ToJobsActor::Sweep => sweep(state).await,
             ToJobsActor::Recover => {
                 if recover(&state.args).await {
-                    if let Ok(queued) = state.args.db.run(|c| job_queries::queued(c)).await {
-                        for id in queued {
-                            if !state.queue.contains(&id) && !state.running.contains(&id) {
-                                state.queue.push_back(id);
-                            }
-                        }
-                    }
-                    pump(state);
+                    take_up_queued(state).await;
                 } else {
                     _myself.send_after(RECOVER_RETRY, || ToJobsActor::Recover);
                 }
             }
+            ToJobsActor::Poll => {
+                match state.args.db.requeue_running().await {
+                    Ok(0) => {}
+                    Ok(requeued) => {
+                        tracing::warn!(requeued, "jobs of a replica that stopped queued again")
+                    }
+                    Err(error) => tracing::warn!(%error, "looking for abandoned jobs failed"),
+                }
+                take_up_queued(state).await;
+            }
             ToJobsActor::Ping(reply) => {
-                let _ = reply.send(state.args.db.ping().await);
+                let ready = match state.args.db.ping().await {
+                    Ok(()) => true,
+                    Err(error) => {
+                        tracing::error!(%error, "readiness: the storage check failed");
+                        false
+                    }
+                };
+                let _ = reply.send(ready);
             }
         }
         Ok(())
     }
+}
+
+/// Queue the stored queued jobs this actor does not hold yet, and start what the workers can take.
+async fn take_up_queued(state: &mut JobsState) {
+    if let Ok(queued) = state.args.db.queued_jobs().await {
+        for id in queued {
+            if !state.queue.contains(&id) && !state.running.contains(&id) {
+                state.queue.push_back(id);
+            }
+        }
+    }
+    pump(state);
 }
 
 async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> {
@@ -200,11 +227,10 @@ async fn create(state: &JobsState, job: NewJob) -> Result<JobRecord, JobsError> 
     let limit = state.args.settings.max_unfinished_per_key;
     let record = JobRecord::new(&job.owner, &job.text, &job.voice_id, job.settings)
         .with_pronunciation(job.pronunciation);
-    let stored = record.clone();
     let inserted = state
         .args
         .db
-        .run(move |c| job_queries::insert_within(c, &stored, limit))
+        .insert_job_within(&record, limit)
         .await
         .map_err(|e| {
             if crate::storage::space::is_full(&e) {
@@ -233,13 +259,7 @@ fn audio_error(id: &str, error: StorageError) -> JobsError {
 
 /// A job, if it exists and belongs to `owner` (anyone else is told it does not exist).
 async fn owned(state: &JobsState, owner: &str, id: &str) -> Result<JobRecord, JobsError> {
-    let lookup = id.to_string();
-    let job = state
-        .args
-        .db
-        .run(move |c| job_queries::get(c, &lookup))
-        .await
-        .map_err(storage)?;
+    let job = state.args.db.job(id).await.map_err(storage)?;
     job.filter(|j| j.owner == owner)
         .ok_or_else(|| JobsError::NotFound(id.to_string()))
 }
@@ -267,13 +287,18 @@ fn pump(state: &mut JobsState) {
 /// Queue again the jobs left running and remove half-written files; false when storage refused (a full disk).
 async fn recover(args: &JobsArgs) -> bool {
     let artifacts = args.artifacts.clone();
-    let recovered = args
-        .db
-        .run(move |c| {
-            let orphans = artifacts.remove_orphans()?;
-            Ok((job_queries::requeue_running(c)?, orphans))
-        })
-        .await;
+    let recovered = async {
+        // Replicas sharing a store may share the audio folder too: another one's file being written is not
+        // an orphan, so only a store of this process's own clears them.
+        let orphans = match args.db.shared() {
+            true => 0,
+            false => tokio::task::spawn_blocking(move || artifacts.remove_orphans())
+                .await
+                .map_err(|e| StorageError::Task(e.to_string()))??,
+        };
+        Ok::<_, StorageError>((args.db.requeue_running().await?, orphans))
+    }
+    .await;
     match recovered {
         Ok((requeued, orphans)) => {
             if requeued + orphans > 0 {
@@ -296,17 +321,15 @@ async fn sweep(state: &JobsState) {
     let cutoff =
         unix_now() - i64::try_from(state.args.settings.retention_hours * 3600).unwrap_or(i64::MAX);
     let artifacts = state.args.artifacts.clone();
-    let result = state
-        .args
-        .db
-        .run(move |c| {
-            let expired = job_queries::delete_expired(c, cutoff)?;
-            for id in &expired {
-                artifacts.remove(id)?;
-            }
-            Ok(expired.len())
-        })
-        .await;
+    let result = async {
+        let expired = state.args.db.delete_expired_jobs(cutoff).await?;
+        let deleted = expired.len();
+        tokio::task::spawn_blocking(move || expired.iter().try_for_each(|id| artifacts.remove(id)))
+            .await
+            .map_err(|e| StorageError::Task(e.to_string()))??;
+        Ok::<_, StorageError>(deleted)
+    }
+    .await;
     match result {
         Ok(0) => {}
         Ok(deleted) => tracing::info!(deleted, "expired jobs deleted"),

@@ -6,7 +6,7 @@ use super::actor::ToJobsActor;
 use crate::actors::tts::{SynthesisError, TtsHandle};
 use crate::actors::{ActorError, ActorSlot};
 use crate::audio;
-use crate::storage::{job_queries, space, ArtifactStore, Database, StorageError};
+use crate::storage::{space, ArtifactStore, Storage, StorageError};
 use crate::tts::normalize::{split_pieces, PIECE_CHARS};
 use crate::tts::TtsError;
 
@@ -21,7 +21,7 @@ const RECORD_TRIES: u32 = 5;
 pub struct JobContext {
     /// The server's lexicon, which a job's pronunciation rules are laid over.
     pub lexicon: std::sync::Arc<crate::tts::lexicon::Lexicon>,
-    pub db: Database,
+    pub db: Storage,
     pub artifacts: ArtifactStore,
     pub tts: TtsHandle,
     pub slot: ActorSlot<ToJobsActor>,
@@ -37,12 +37,7 @@ pub async fn run_job(id: String, context: JobContext) {
             // A full disk may refuse the database too for a while: try a few times before leaving it to the
             // next start (which queues the job again).
             for attempt in 1..=RECORD_TRIES {
-                let (job, reason) = (id.clone(), reason.clone());
-                match context
-                    .db
-                    .run(move |c| job_queries::mark_failed(c, &job, &reason))
-                    .await
-                {
+                match context.db.job_failed(&id, &reason).await {
                     Ok(_) => break,
                     Err(error) if attempt == RECORD_TRIES => {
                         tracing::error!(job_id = %id, %error, "could not record the failure");
@@ -77,17 +72,7 @@ impl From<StorageError> for Outcome {
 }
 
 async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
-    let job_id = id.to_string();
-    let job = context
-        .db
-        .run(move |c| {
-            if !job_queries::mark_running(c, &job_id)? {
-                return Ok(None);
-            }
-            job_queries::get(c, &job_id)
-        })
-        .await?
-        .ok_or(Outcome::Skipped)?;
+    let job = context.db.start_job(id).await?.ok_or(Outcome::Skipped)?;
     let started = std::time::Instant::now();
     tracing::info!(job_id = %job.id, "job running");
 
@@ -108,13 +93,9 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
             Err(SynthesisError::Invalid(TtsError::NothingToSay)) => {}
             Err(error) => return Err(Outcome::Failed(error.to_string())),
         }
-        let (job_id, progress) = (job.id.clone(), (i + 1) as f64 / pieces.len() as f64);
+        let progress = (i + 1) as f64 / pieces.len() as f64;
         // Progress is for display: a database that cannot take it (a full disk) does not stop the job.
-        if let Err(error) = context
-            .db
-            .run(move |c| job_queries::set_progress(c, &job_id, progress))
-            .await
-        {
+        if let Err(error) = context.db.job_progress(&job.id, progress).await {
             tracing::warn!(job_id = %job.id, %error, "job progress not recorded");
         }
     }
@@ -126,11 +107,7 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
 
     let seconds = samples.len() as f64 / f64::from(audio::SAMPLE_RATE);
     store_audio(context, &job.id, audio::encode_wav_16k(&samples)).await?;
-    let job_id = job.id.clone();
-    context
-        .db
-        .run(move |c| job_queries::mark_succeeded(c, &job_id, seconds))
-        .await?;
+    context.db.job_succeeded(&job.id, seconds).await?;
     tracing::info!(job_id = %job.id, audio_seconds = seconds, elapsed_ms = started.elapsed().as_millis() as u64, "job succeeded");
     Ok(())
 }

@@ -13,7 +13,7 @@ use crate::actors::jobs::{JobsActor, JobsArgs, ToJobsActor};
 use crate::actors::tts::{ToTtsActor, TtsActor, TtsArgs, TtsHandle};
 use crate::actors::ActorSlot;
 use crate::config::{JobSettings, SupervisorSettings};
-use crate::storage::{ArtifactStore, Database};
+use crate::storage::{ArtifactStore, Storage};
 use crate::tts::catalog::VoiceRegistry;
 
 /// The supervisor takes no requests; it only reacts to its children's lifecycle.
@@ -38,7 +38,7 @@ pub struct SupervisorArgs {
     pub clone: CloneArgs,
     pub dialogue: DialogueArgs,
     pub voices: Arc<VoiceRegistry>,
-    pub db: Database,
+    pub db: Storage,
     pub artifacts: ArtifactStore,
     pub jobs: JobSettings,
     pub budget: SupervisorSettings,

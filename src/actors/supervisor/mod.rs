@@ -19,7 +19,7 @@ use super::jobs::JobsHandle;
 use super::tts::pool::WorkerPool;
 use super::tts::{TtsArgs, TtsHandle};
 use crate::config::Settings;
-use crate::storage::{ArtifactStore, Database};
+use crate::storage::{ArtifactStore, Storage};
 use crate::tts::catalog::VoiceRegistry;
 
 /// Handles to every component, and the supervisor itself.
@@ -48,7 +48,7 @@ impl Graph {
         voices: Arc<VoiceRegistry>,
         recognizer: Result<Arc<dyn crate::asr::Recognizer>, String>,
         dialogue: DialogueArgs,
-        db: Database,
+        db: Storage,
         artifacts: ArtifactStore,
     ) -> Result<(Self, tokio::task::JoinHandle<()>), ractor::SpawnErr> {
         let slots = actor::Slots::default();

@@ -1,0 +1,201 @@
+//! Jobs in PostgreSQL. A running job carries a lease — the replica running it and until when — that the
+//! replica renews as it makes progress: a job whose replica died is queued again once its lease lapses, and
+//! only the lease holder can finish a job, so a job never completes twice.
+
+use super::{failed, PgStore};
+use crate::storage::jobs::{decode, encode, entered, COLUMNS};
+use crate::storage::{now_rfc3339, unix_now, JobRecord, StorageError};
+
+/// How long a running job stays its replica's without a sign of life.
+pub const LEASE_SECONDS: f64 = 60.0;
+
+fn row(r: &tokio_postgres::Row) -> Result<JobRecord, StorageError> {
+    let record = JobRecord {
+        id: r.get(0),
+        owner: r.get(1),
+        status: crate::storage::JobStatus::Queued,
+        text: r.get(3),
+        voice_id: r.get(4),
+        settings: Default::default(),
+        created_at: r.get(6),
+        completed_at: r.get(7),
+        progress: r.get(8),
+        error: r.get(9),
+        audio_seconds: r.get(10),
+        pronunciation: Vec::new(),
+    };
+    decode((record, r.get(2), r.get(5), r.get(11)))
+}
+
+pub(super) async fn insert_within(
+    store: &PgStore,
+    job: &JobRecord,
+    max: usize,
+) -> Result<bool, StorageError> {
+    let (settings, pronunciation) = encode(job)?;
+    let mut client = store.client().await?;
+    let tx = client.transaction().await.map_err(failed)?;
+    // One owner's creations are counted one at a time, whichever replica takes them.
+    tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&job.owner])
+        .await
+        .map_err(failed)?;
+    let unfinished: i64 = tx
+        .query_one(
+            "SELECT COUNT(*) FROM jobs WHERE owner = $1 AND status IN ('queued', 'running')",
+            &[&job.owner],
+        )
+        .await
+        .map_err(failed)?
+        .get(0);
+    if unfinished >= i64::try_from(max).unwrap_or(i64::MAX) {
+        return Ok(false);
+    }
+    tx.execute(
+        "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix, pronunciation)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        &[
+            &job.id,
+            &job.owner,
+            &job.status.as_str(),
+            &job.text,
+            &job.voice_id,
+            &settings,
+            &job.created_at,
+            &unix_now(),
+            &pronunciation,
+        ],
+    )
+    .await
+    .map_err(failed)?;
+    tx.commit().await.map_err(failed)?;
+    entered(job.status.as_str());
+    Ok(true)
+}
+
+pub(super) async fn get(store: &PgStore, id: &str) -> Result<Option<JobRecord>, StorageError> {
+    let client = store.client().await?;
+    let sql = format!("SELECT {COLUMNS} FROM jobs WHERE id = $1");
+    client
+        .query_opt(&sql, &[&id])
+        .await
+        .map_err(failed)?
+        .as_ref()
+        .map(row)
+        .transpose()
+}
+
+pub(super) async fn start(store: &PgStore, id: &str) -> Result<Option<JobRecord>, StorageError> {
+    let client = store.client().await?;
+    let sql = format!(
+        "UPDATE jobs SET status = 'running', started_at = $2, runs = runs + 1, progress = 0,
+             lease_owner = $3, lease_until = now() + make_interval(secs => $4)
+         WHERE id = $1 AND status = 'queued' RETURNING {COLUMNS}"
+    );
+    let started = client
+        .query_opt(&sql, &[&id, &now_rfc3339(), &store.replica, &LEASE_SECONDS])
+        .await
+        .map_err(failed)?;
+    if started.is_some() {
+        entered("running");
+    }
+    started.as_ref().map(row).transpose()
+}
+
+pub(super) async fn progress(store: &PgStore, id: &str, progress: f64) -> Result<(), StorageError> {
+    let client = store.client().await?;
+    client
+        .execute(
+            "UPDATE jobs SET progress = $2, lease_until = now() + make_interval(secs => $4)
+             WHERE id = $1 AND status = 'running' AND lease_owner = $3",
+            &[&id, &progress, &store.replica, &LEASE_SECONDS],
+        )
+        .await
+        .map_err(failed)?;
+    Ok(())
+}
+
+/// running → succeeded, only while this replica holds the job's lease (fenced).
+pub(super) async fn succeeded(
+    store: &PgStore,
+    id: &str,
+    audio_seconds: f64,
+) -> Result<bool, StorageError> {
+    let client = store.client().await?;
+    let changed = client
+        .execute(
+            "UPDATE jobs SET status = 'succeeded', progress = 1, completed_at = $3, completed_unix = $4,
+                 audio_seconds = $5, lease_owner = NULL, lease_until = NULL
+             WHERE id = $1 AND status = 'running' AND lease_owner = $2",
+            &[&id, &store.replica, &now_rfc3339(), &unix_now(), &audio_seconds],
+        )
+        .await
+        .map_err(failed)?;
+    if changed == 1 {
+        entered("succeeded");
+    }
+    Ok(changed == 1)
+}
+
+/// running → failed, only while this replica holds the job's lease (fenced).
+pub(super) async fn failed_with(
+    store: &PgStore,
+    id: &str,
+    error: &str,
+) -> Result<bool, StorageError> {
+    let client = store.client().await?;
+    let changed = client
+        .execute(
+            "UPDATE jobs SET status = 'failed', completed_at = $3, completed_unix = $4, error = $5,
+                 lease_owner = NULL, lease_until = NULL
+             WHERE id = $1 AND status = 'running' AND lease_owner = $2",
+            &[&id, &store.replica, &now_rfc3339(), &unix_now(), &error],
+        )
+        .await
+        .map_err(failed)?;
+    if changed == 1 {
+        entered("failed");
+    }
+    Ok(changed == 1)
+}
+
+/// Running jobs whose lease has lapsed (their replica stopped or lost the database), or that this replica
+/// held before it restarted, go back to the queue.
+pub(super) async fn requeue_running(store: &PgStore) -> Result<usize, StorageError> {
+    let client = store.client().await?;
+    let changed = client
+        .execute(
+            "UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
+             WHERE status = 'running' AND (lease_until < now() OR lease_owner = $1)",
+            &[&store.replica],
+        )
+        .await
+        .map_err(failed)?;
+    Ok(changed as usize)
+}
+
+pub(super) async fn queued(store: &PgStore) -> Result<Vec<String>, StorageError> {
+    let client = store.client().await?;
+    let rows = client
+        .query(
+            "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_unix, seq",
+            &[],
+        )
+        .await
+        .map_err(failed)?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+pub(super) async fn delete_expired(
+    store: &PgStore,
+    before_unix: i64,
+) -> Result<Vec<String>, StorageError> {
+    let client = store.client().await?;
+    let rows = client
+        .query(
+            "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND completed_unix < $1 RETURNING id",
+            &[&before_unix],
+        )
+        .await
+        .map_err(failed)?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}

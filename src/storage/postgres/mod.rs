@@ -1,0 +1,336 @@
+//! The PostgreSQL store, for several replicas sharing one database: a pool of connections, the schema brought
+//! up to date under an advisory lock (so replicas starting together migrate once), and the same records and
+//! rules as the SQLite store.
+
+mod jobs;
+mod records;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::NoTls;
+
+use super::migrations::{LATEST, POSTGRES};
+use super::store::Store;
+use super::{
+    hash_key, key_id, now_rfc3339, ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord,
+    StorageError,
+};
+
+/// Connections kept per replica.
+const POOL_SIZE: usize = 16;
+/// How long a call waits for a connection (or to make one) before the store counts as unavailable.
+const CONNECT_WAIT: Duration = Duration::from_secs(5);
+/// Any fixed number, the same in every replica: the advisory lock taken while migrating.
+const MIGRATION_LOCK: i64 = 0x5a07_1d0b;
+
+/// Whether `url` names PostgreSQL.
+pub fn is_postgres_url(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
+/// A pool of connections to one PostgreSQL database; cheap to clone.
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool,
+    /// This replica's name on the jobs it runs (their lease).
+    replica: String,
+}
+
+/// A PostgreSQL error as the store reports it: the server's own message when it sent one.
+pub(super) fn failed(error: impl Into<PgFailure>) -> StorageError {
+    StorageError::Postgres(error.into().0)
+}
+
+/// The text of a failure from the driver or the pool.
+pub(super) struct PgFailure(String);
+
+impl From<tokio_postgres::Error> for PgFailure {
+    fn from(error: tokio_postgres::Error) -> Self {
+        match error.as_db_error() {
+            Some(db) => Self(format!("{} ({})", db.message(), db.code().code())),
+            None => Self(error.to_string()),
+        }
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for PgFailure {
+    fn from(error: deadpool_postgres::PoolError) -> Self {
+        match error {
+            deadpool_postgres::PoolError::Backend(error) => error.into(),
+            other => Self(other.to_string()),
+        }
+    }
+}
+
+impl PgStore {
+    /// Connect to `url` and bring its schema to this sauti's version.
+    pub async fn connect(url: &str) -> Result<Self, StorageError> {
+        let mut config: tokio_postgres::Config =
+            url.parse().map_err(|e: tokio_postgres::Error| {
+                StorageError::Postgres(format!("storage.url: {e}"))
+            })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_WAIT);
+        }
+        config.application_name("sauti");
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Verified,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(CONNECT_WAIT))
+            .create_timeout(Some(CONNECT_WAIT))
+            .recycle_timeout(Some(CONNECT_WAIT))
+            .build()
+            .map_err(|e| StorageError::Postgres(e.to_string()))?;
+        let store = Self {
+            pool,
+            replica: format!("replica_{}", uuid::Uuid::new_v4().simple()),
+        };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// A connection from the pool.
+    pub(super) async fn client(&self) -> Result<deadpool_postgres::Object, StorageError> {
+        self.pool.get().await.map_err(failed)
+    }
+
+    /// Apply the migrations this database lacks, one replica at a time; the version it is now at.
+    pub async fn migrate(&self) -> Result<i64, StorageError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(failed)?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .await
+            .map_err(failed)?;
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS sauti_schema (
+                version BIGINT PRIMARY KEY,
+                applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )",
+        )
+        .await
+        .map_err(failed)?;
+        let found: i64 = tx
+            .query_one("SELECT COALESCE(MAX(version), 0) FROM sauti_schema", &[])
+            .await
+            .map_err(failed)?
+            .get(0);
+        if found > LATEST {
+            return Err(StorageError::TooNew {
+                found,
+                known: LATEST,
+            });
+        }
+        for (index, step) in POSTGRES.iter().enumerate().skip(found as usize) {
+            let version = index as i64 + 1;
+            tx.batch_execute(step).await.map_err(failed)?;
+            tx.execute(
+                "INSERT INTO sauti_schema (version) VALUES ($1)",
+                &[&version],
+            )
+            .await
+            .map_err(failed)?;
+            tracing::info!(version, "PostgreSQL schema migrated");
+        }
+        tx.commit().await.map_err(failed)?;
+        Ok(LATEST)
+    }
+}
+
+#[async_trait]
+impl Store for PgStore {
+    fn engine(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    async fn ping(&self) -> Result<(), StorageError> {
+        let client = self.client().await?;
+        client
+            .query_one(
+                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                &[],
+            )
+            .await
+            .map_err(failed)?;
+        Ok(())
+    }
+
+    async fn close(&self) {
+        self.pool.close();
+    }
+
+    async fn insert_key(&self, name: &str, key: &str) -> Result<KeyRecord, StorageError> {
+        let hash = hash_key(key);
+        let record = KeyRecord {
+            id: key_id(&hash),
+            name: name.to_string(),
+            hash,
+            created_at: now_rfc3339(),
+            revoked_at: None,
+        };
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(failed)?;
+        tx.execute(
+            "INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)",
+            &[&record.id, &record.name, &record.hash, &record.created_at],
+        )
+        .await
+        .map_err(failed)?;
+        tx.execute("UPDATE key_revision SET revision = revision + 1", &[])
+            .await
+            .map_err(failed)?;
+        tx.commit().await.map_err(failed)?;
+        Ok(record)
+    }
+
+    async fn keys(&self) -> Result<Vec<KeyRecord>, StorageError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT id, name, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id",
+                &[],
+            )
+            .await
+            .map_err(failed)?;
+        Ok(rows
+            .iter()
+            .map(|r| KeyRecord {
+                id: r.get(0),
+                name: r.get(1),
+                hash: r.get(2),
+                created_at: r.get(3),
+                revoked_at: r.get(4),
+            })
+            .collect())
+    }
+
+    async fn revoke_key(&self, id: &str) -> Result<bool, StorageError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(failed)?;
+        let changed = tx
+            .execute(
+                "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
+                &[&id, &now_rfc3339()],
+            )
+            .await
+            .map_err(failed)?;
+        if changed > 0 {
+            tx.execute("UPDATE key_revision SET revision = revision + 1", &[])
+                .await
+                .map_err(failed)?;
+        }
+        tx.commit().await.map_err(failed)?;
+        Ok(changed > 0)
+    }
+
+    async fn any_key(&self) -> Result<bool, StorageError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt("SELECT id FROM api_keys LIMIT 1", &[])
+            .await
+            .map_err(failed)?;
+        Ok(row.is_some())
+    }
+
+    async fn keys_version(&self) -> Result<i64, StorageError> {
+        let client = self.client().await?;
+        let row = client
+            .query_one("SELECT revision FROM key_revision", &[])
+            .await
+            .map_err(failed)?;
+        Ok(row.get(0))
+    }
+
+    async fn insert_job_within(&self, job: &JobRecord, max: usize) -> Result<bool, StorageError> {
+        jobs::insert_within(self, job, max).await
+    }
+
+    async fn job(&self, id: &str) -> Result<Option<JobRecord>, StorageError> {
+        jobs::get(self, id).await
+    }
+
+    async fn start_job(&self, id: &str) -> Result<Option<JobRecord>, StorageError> {
+        jobs::start(self, id).await
+    }
+
+    async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError> {
+        jobs::progress(self, id, progress).await
+    }
+
+    async fn job_succeeded(&self, id: &str, audio_seconds: f64) -> Result<bool, StorageError> {
+        jobs::succeeded(self, id, audio_seconds).await
+    }
+
+    async fn job_failed(&self, id: &str, error: &str) -> Result<bool, StorageError> {
+        jobs::failed_with(self, id, error).await
+    }
+
+    async fn requeue_running(&self) -> Result<usize, StorageError> {
+        jobs::requeue_running(self).await
+    }
+
+    async fn queued_jobs(&self) -> Result<Vec<String>, StorageError> {
+        jobs::queued(self).await
+    }
+
+    async fn delete_expired_jobs(&self, before_unix: i64) -> Result<Vec<String>, StorageError> {
+        jobs::delete_expired(self, before_unix).await
+    }
+
+    async fn insert_voice_within(
+        &self,
+        voice: &ClonedVoiceRecord,
+        max: usize,
+    ) -> Result<bool, StorageError> {
+        records::insert_voice_within(self, voice, max).await
+    }
+
+    async fn voices(&self) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
+        records::voices(self).await
+    }
+
+    async fn delete_voice(&self, owner: &str, voice_id: &str) -> Result<bool, StorageError> {
+        records::delete_voice(self, owner, voice_id).await
+    }
+
+    async fn insert_dictionary_within(
+        &self,
+        dictionary: &DictionaryRecord,
+        max: usize,
+    ) -> Result<bool, StorageError> {
+        records::insert_dictionary_within(self, dictionary, max).await
+    }
+
+    async fn dictionary(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<DictionaryRecord>, StorageError> {
+        records::dictionary(self, owner, id).await
+    }
+
+    async fn dictionaries(
+        &self,
+        owner: &str,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<DictionaryRecord>, StorageError> {
+        records::dictionaries(self, owner, offset, limit).await
+    }
+
+    async fn delete_dictionary(&self, owner: &str, id: &str) -> Result<bool, StorageError> {
+        records::delete_dictionary(self, owner, id).await
+    }
+}

@@ -1,0 +1,153 @@
+//! The SQLite store: one file in the data directory, each call on a blocking thread.
+
+use async_trait::async_trait;
+
+use super::store::Store;
+use super::{
+    dictionaries, jobs, keys, voices, ClonedVoiceRecord, Database, DictionaryRecord, JobRecord,
+    KeyRecord, StorageError,
+};
+
+#[async_trait]
+impl Store for Database {
+    fn engine(&self) -> &'static str {
+        "sqlite"
+    }
+
+    async fn ping(&self) -> Result<(), StorageError> {
+        self.check().await
+    }
+
+    async fn close(&self) {
+        let _ = self
+            .run(|c| Ok(c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?))
+            .await;
+    }
+
+    async fn insert_key(&self, name: &str, key: &str) -> Result<KeyRecord, StorageError> {
+        let (name, key) = (name.to_string(), key.to_string());
+        self.run(move |c| keys::insert(c, &name, &key)).await
+    }
+
+    async fn keys(&self) -> Result<Vec<KeyRecord>, StorageError> {
+        self.run(|c| keys::list(c)).await
+    }
+
+    async fn revoke_key(&self, id: &str) -> Result<bool, StorageError> {
+        let id = id.to_string();
+        self.run(move |c| keys::revoke(c, &id)).await
+    }
+
+    async fn any_key(&self) -> Result<bool, StorageError> {
+        self.run(|c| keys::any(c)).await
+    }
+
+    async fn keys_version(&self) -> Result<i64, StorageError> {
+        self.run(|c| keys::data_version(c)).await
+    }
+
+    async fn insert_job_within(&self, job: &JobRecord, max: usize) -> Result<bool, StorageError> {
+        let job = job.clone();
+        self.run(move |c| jobs::insert_within(c, &job, max)).await
+    }
+
+    async fn job(&self, id: &str) -> Result<Option<JobRecord>, StorageError> {
+        let id = id.to_string();
+        self.run(move |c| jobs::get(c, &id)).await
+    }
+
+    async fn start_job(&self, id: &str) -> Result<Option<JobRecord>, StorageError> {
+        let id = id.to_string();
+        self.run(move |c| match jobs::mark_running(c, &id)? {
+            true => jobs::get(c, &id),
+            false => Ok(None),
+        })
+        .await
+    }
+
+    async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError> {
+        let id = id.to_string();
+        self.run(move |c| jobs::set_progress(c, &id, progress))
+            .await
+    }
+
+    async fn job_succeeded(&self, id: &str, audio_seconds: f64) -> Result<bool, StorageError> {
+        let id = id.to_string();
+        self.run(move |c| jobs::mark_succeeded(c, &id, audio_seconds))
+            .await
+    }
+
+    async fn job_failed(&self, id: &str, error: &str) -> Result<bool, StorageError> {
+        let (id, error) = (id.to_string(), error.to_string());
+        self.run(move |c| jobs::mark_failed(c, &id, &error)).await
+    }
+
+    async fn requeue_running(&self) -> Result<usize, StorageError> {
+        self.run(|c| jobs::requeue_running(c)).await
+    }
+
+    async fn queued_jobs(&self) -> Result<Vec<String>, StorageError> {
+        self.run(|c| jobs::queued(c)).await
+    }
+
+    async fn delete_expired_jobs(&self, before_unix: i64) -> Result<Vec<String>, StorageError> {
+        self.run(move |c| jobs::delete_expired(c, before_unix))
+            .await
+    }
+
+    async fn insert_voice_within(
+        &self,
+        voice: &ClonedVoiceRecord,
+        max: usize,
+    ) -> Result<bool, StorageError> {
+        let voice = voice.clone();
+        self.run(move |c| voices::insert_within(c, &voice, max))
+            .await
+    }
+
+    async fn voices(&self) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
+        self.run(|c| voices::all(c)).await
+    }
+
+    async fn delete_voice(&self, owner: &str, voice_id: &str) -> Result<bool, StorageError> {
+        let (owner, voice_id) = (owner.to_string(), voice_id.to_string());
+        self.run(move |c| voices::delete(c, &owner, &voice_id))
+            .await
+    }
+
+    async fn insert_dictionary_within(
+        &self,
+        dictionary: &DictionaryRecord,
+        max: usize,
+    ) -> Result<bool, StorageError> {
+        let dictionary = dictionary.clone();
+        self.run(move |c| dictionaries::insert_within(c, &dictionary, max))
+            .await
+    }
+
+    async fn dictionary(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<DictionaryRecord>, StorageError> {
+        let (owner, id) = (owner.to_string(), id.to_string());
+        self.run(move |c| dictionaries::get(c, &owner, &id)).await
+    }
+
+    async fn dictionaries(
+        &self,
+        owner: &str,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<DictionaryRecord>, StorageError> {
+        let owner = owner.to_string();
+        self.run(move |c| dictionaries::list(c, &owner, offset, limit))
+            .await
+    }
+
+    async fn delete_dictionary(&self, owner: &str, id: &str) -> Result<bool, StorageError> {
+        let (owner, id) = (owner.to_string(), id.to_string());
+        self.run(move |c| dictionaries::delete(c, &owner, &id))
+            .await
+    }
+}

@@ -1,0 +1,105 @@
+//! What the service keeps, behind one trait: API keys, jobs, cloned voices and pronunciation dictionaries. One
+//! implementation per engine — SQLite in the data directory (the default, one machine) and PostgreSQL (many
+//! replicas sharing one database) — and one conformance suite (`tests/storage_conformance.rs`) that both pass.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, StorageError};
+
+/// A handle to the store the service was configured with; cheap to clone.
+pub type Storage = Arc<dyn Store>;
+
+/// Everything durable. Each call is one transaction: a refusal or an error changes nothing.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// The engine's name, for `/readyz` and logs: `sqlite` or `postgres`.
+    fn engine(&self) -> &'static str;
+
+    /// Whether other replicas may share this store (their jobs appear in it, and jobs left running are
+    /// another replica's until their lease lapses).
+    fn shared(&self) -> bool {
+        false
+    }
+
+    /// Whether the store answers and its tables can be read (the readiness probe; cheap).
+    async fn ping(&self) -> Result<(), StorageError>;
+
+    /// Leave the store tidy at shutdown (SQLite folds its write-ahead log back into the file).
+    async fn close(&self);
+
+    // API keys: only their hashes are kept.
+
+    /// Keep a new key's hash under `name`; its record.
+    async fn insert_key(&self, name: &str, key: &str) -> Result<KeyRecord, StorageError>;
+    /// Every key, revoked ones included, oldest first.
+    async fn keys(&self) -> Result<Vec<KeyRecord>, StorageError>;
+    /// Revoke a key by id; whether an active key was revoked.
+    async fn revoke_key(&self, id: &str) -> Result<bool, StorageError>;
+    /// Whether any key (revoked or not) was ever stored.
+    async fn any_key(&self) -> Result<bool, StorageError>;
+    /// A number that changes whenever the keys may have changed (from any process or replica); cheap.
+    async fn keys_version(&self) -> Result<i64, StorageError>;
+
+    // Jobs: queued → running → succeeded | failed.
+
+    /// Keep a new job unless its owner already has `max` queued or running; whether it was kept. Concurrent
+    /// calls never pass the limit together.
+    async fn insert_job_within(&self, job: &JobRecord, max: usize) -> Result<bool, StorageError>;
+    /// A job by id.
+    async fn job(&self, id: &str) -> Result<Option<JobRecord>, StorageError>;
+    /// queued → running: the job as it now stands, or `None` if it was not queued (so it never runs twice
+    /// at once).
+    async fn start_job(&self, id: &str) -> Result<Option<JobRecord>, StorageError>;
+    /// A running job's progress (0–1).
+    async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError>;
+    /// running → succeeded, its audio already in place; whether it changed.
+    async fn job_succeeded(&self, id: &str, audio_seconds: f64) -> Result<bool, StorageError>;
+    /// running → failed with a reason; whether it changed.
+    async fn job_failed(&self, id: &str, error: &str) -> Result<bool, StorageError>;
+    /// Jobs left running by a process that stopped go back to the queue; how many. A store that is not
+    /// shared takes back every running job (it is called at start); a shared one those whose lease lapsed.
+    async fn requeue_running(&self) -> Result<usize, StorageError>;
+    /// Ids of queued jobs, oldest first.
+    async fn queued_jobs(&self) -> Result<Vec<String>, StorageError>;
+    /// Delete finished jobs completed before `before_unix`; their ids (for removing their audio).
+    async fn delete_expired_jobs(&self, before_unix: i64) -> Result<Vec<String>, StorageError>;
+
+    // Cloned voices.
+
+    /// Keep a new voice unless its owner already has `max`; whether it was kept.
+    async fn insert_voice_within(
+        &self,
+        voice: &ClonedVoiceRecord,
+        max: usize,
+    ) -> Result<bool, StorageError>;
+    /// Every cloned voice.
+    async fn voices(&self) -> Result<Vec<ClonedVoiceRecord>, StorageError>;
+    /// Delete `owner`'s voice; whether it existed.
+    async fn delete_voice(&self, owner: &str, voice_id: &str) -> Result<bool, StorageError>;
+
+    // Pronunciation dictionaries.
+
+    /// Keep a new dictionary unless its owner already has `max`; whether it was kept.
+    async fn insert_dictionary_within(
+        &self,
+        dictionary: &DictionaryRecord,
+        max: usize,
+    ) -> Result<bool, StorageError>;
+    /// `owner`'s dictionary by id (another key's is not found).
+    async fn dictionary(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<DictionaryRecord>, StorageError>;
+    /// `owner`'s dictionaries, newest first: `limit` of them after skipping `offset`.
+    async fn dictionaries(
+        &self,
+        owner: &str,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<DictionaryRecord>, StorageError>;
+    /// Delete `owner`'s dictionary; whether it existed.
+    async fn delete_dictionary(&self, owner: &str, id: &str) -> Result<bool, StorageError>;
+}

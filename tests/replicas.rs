@@ -1,0 +1,190 @@
+//! Two replicas sharing PostgreSQL (`storage.url`) and one audio folder, a client alternating between them:
+//! a job created on one is run once and served by either, dictionaries and keys made on one are seen on the
+//! other, a revoked key stops working on both, and a PostgreSQL restart gives 503 `storage_unavailable`
+//! meanwhile and loses nothing.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::postgres::Postgres;
+use common::*;
+use serde_json::json;
+
+fn replicas(postgres: &Postgres, data: &tempfile::TempDir) -> (Server, Server) {
+    let url = postgres.url();
+    let env = [
+        ("SAUTI__STORAGE__URL", url.as_str()),
+        ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+        ("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "1000"),
+        ("SAUTI__LIMITS__STATUS_PER_MINUTE", "1000"),
+    ];
+    (
+        Server::start(data.path(), &env),
+        Server::start(data.path(), &env),
+    )
+}
+
+#[test]
+fn a_client_alternating_between_two_replicas_sees_one_service() {
+    let postgres = Postgres::start();
+    let data = temp_dir();
+    let (a, b) = replicas(&postgres, &data);
+    for server in [&a, &b] {
+        let ready = get(&server.url("/readyz"), None);
+        assert_eq!(ready.status, 200);
+        assert_eq!(ready.json()["storage"], "postgres");
+    }
+
+    // Jobs: created on either, each run exactly once, read and downloaded on the other.
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        let server = if i % 2 == 0 { &a } else { &b };
+        let reply = post_json(
+            &server.url("/v1/tts/jobs"),
+            Some(KEY_A),
+            &json!({ "text": format!("Habari za asubuhi. Hii ni kazi namba {i}.") }),
+        );
+        assert_eq!(
+            reply.status,
+            202,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        ids.push(reply.json()["job_id"].as_str().unwrap().to_string());
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let other = if i % 2 == 0 { &b } else { &a };
+        let done = wait_for_job(other, KEY_A, id, Duration::from_secs(60));
+        assert_eq!(done["status"], "succeeded", "{done}");
+        let audio = get(&other.url(&format!("/v1/tts/jobs/{id}/audio")), Some(KEY_A));
+        assert_eq!(audio.status, 200);
+        let (rate, channels, seconds) = wav_properties(&audio.body);
+        assert_eq!((rate, channels), (16_000, 1));
+        assert!(seconds > 0.5, "{seconds}");
+        // Another key still cannot see it, on either replica.
+        assert_eq!(
+            get(&a.url(&format!("/v1/tts/jobs/{id}")), Some(KEY_B)).status,
+            404
+        );
+    }
+
+    // A pronunciation dictionary made on A is read, listed and used on B.
+    let made = common::dictionaries::create(&a, KEY_A, &common::dictionaries::rules_body());
+    assert_eq!(made.status, 201);
+    let id = made.json()["id"].as_str().unwrap().to_string();
+    let read = get(
+        &b.url(&format!("/v1/pronunciation-dictionaries/{id}")),
+        Some(KEY_A),
+    );
+    assert_eq!(read.status, 200, "{}", String::from_utf8_lossy(&read.body));
+    let spoken =
+        common::dictionaries::speak(&b, KEY_A, common::dictionaries::locator(&made.json()));
+    assert_eq!(
+        spoken.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&spoken.body)
+    );
+}
+
+#[test]
+fn a_key_made_with_the_cli_works_on_every_replica_until_revoked() {
+    let postgres = Postgres::start();
+    let data = temp_dir();
+    let (a, b) = replicas(&postgres, &data);
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+            .args(args)
+            .env("SAUTI__STORAGE__URL", postgres.url())
+            .env("SAUTI__STORAGE__DATA_DIR", data.path())
+            .output()
+            .expect("sauti runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (key, made) = cli(&["keys", "create", "--name", "tawi la Arusha"]);
+    let id = made.split_whitespace().nth(1).unwrap().to_string();
+    let seen = |server: &Server, status: u16| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let reply = get(&server.url("/v1/voices"), Some(&key));
+            if reply.status == status {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "still {} on {}",
+                reply.status,
+                server.base
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    seen(&a, 200);
+    seen(&b, 200);
+    cli(&["keys", "revoke", &id]);
+    seen(&a, 401);
+    seen(&b, 401);
+}
+
+#[test]
+fn a_postgres_restart_gives_503_meanwhile_and_loses_nothing() {
+    let mut postgres = Postgres::start();
+    let data = temp_dir();
+    let (a, _b) = replicas(&postgres, &data);
+    let job = post_json(
+        &a.url("/v1/tts/jobs"),
+        Some(KEY_A),
+        &json!({ "text": "Karibu tena." }),
+    );
+    assert_eq!(job.status, 202);
+    let id = job.json()["job_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        wait_for_job(&a, KEY_A, &id, Duration::from_secs(60))["status"],
+        "succeeded"
+    );
+
+    postgres.stop();
+    let during = get(&a.url(&format!("/v1/tts/jobs/{id}")), Some(KEY_A));
+    let problem = problem_body(&during, 503);
+    assert!(
+        problem["type"]
+            .as_str()
+            .unwrap()
+            .ends_with("/errors/storage_unavailable"),
+        "{problem}"
+    );
+    let created = post_json(
+        &a.url("/v1/tts/jobs"),
+        Some(KEY_A),
+        &json!({ "text": "Habari." }),
+    );
+    assert_eq!(created.status, 503);
+    assert_eq!(get(&a.url("/readyz"), None).status, 503);
+
+    postgres.resume();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let after = get(&a.url(&format!("/v1/tts/jobs/{id}")), Some(KEY_A));
+        if after.status == 200 {
+            assert_eq!(after.json()["status"], "succeeded");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no recovery: {}", after.status);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let again = post_json(
+        &a.url("/v1/tts/jobs"),
+        Some(KEY_A),
+        &json!({ "text": "Habari." }),
+    );
+    assert_eq!(again.status, 202);
+}

@@ -1,0 +1,413 @@
+//! One conformance suite for every storage engine: the same cases run against SQLite (a temporary data
+//! directory) and PostgreSQL (a private server, or `SAUTI_TEST_POSTGRES_URL`). Then what only a shared
+//! database has to show: two replicas' migrations, leases and fenced completion.
+
+mod common;
+
+use std::sync::Arc;
+
+use sauti::storage::{
+    ClonedVoiceRecord, DictionaryRecord, JobRecord, JobStatus, Storage, StorageError,
+    SCHEMA_VERSION,
+};
+use sauti::tts::pronunciation::Rule;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn job(owner: &str, text: &str) -> JobRecord {
+    JobRecord::new(owner, text, "zuri", Default::default())
+}
+
+fn voice(id: &str, owner: &str) -> ClonedVoiceRecord {
+    ClonedVoiceRecord {
+        voice_id: id.into(),
+        owner: owner.into(),
+        name: format!("Sauti ya {id}"),
+        profile: "{\"base\":\"zuri\"}".into(),
+        created_at: "2026-11-26T06:00:00Z".into(),
+        source_sha256: "ab".repeat(32),
+        consent: Some("ndiyo, nimekubali".into()),
+    }
+}
+
+fn dictionary(id: &str, owner: &str, unix: i64) -> DictionaryRecord {
+    DictionaryRecord {
+        id: id.into(),
+        owner: owner.into(),
+        name: "Majina ya benki".into(),
+        description: Some("Matamshi ya majina".into()),
+        version_id: format!("pdv_{id}"),
+        rules: vec![
+            Rule::alias("M-Pesa", "em pesa"),
+            Rule::alias("KCB", "kei si bi"),
+        ],
+        created_unix: unix,
+    }
+}
+
+/// Every rule a store must keep, whichever engine it is.
+async fn conformance(store: Storage) {
+    keys(&store).await;
+    jobs(&store).await;
+    voices(&store).await;
+    dictionaries(&store).await;
+    store.ping().await.expect("the store answers");
+}
+
+async fn keys(store: &Storage) {
+    assert!(!store.any_key().await.unwrap());
+    let before = store.keys_version().await.unwrap();
+    let made = store
+        .insert_key("tawi la Mombasa", "sk_sauti_first")
+        .await
+        .unwrap();
+    assert!(store.any_key().await.unwrap());
+    let second = store
+        .insert_key("kituo cha simu", "sk_sauti_second")
+        .await
+        .unwrap();
+    let after_insert = store.keys_version().await.unwrap();
+    assert_ne!(
+        before,
+        after_insert,
+        "{}: a new key changes the version",
+        store.engine()
+    );
+    let listed = store.keys().await.unwrap();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(listed[0].hash, made.hash);
+    assert_ne!(made.hash, "sk_sauti_first", "only the hash is kept");
+    assert!(store.revoke_key(&second.id).await.unwrap());
+    assert!(
+        !store.revoke_key(&second.id).await.unwrap(),
+        "revoked once only"
+    );
+    assert!(!store.revoke_key("key_none").await.unwrap());
+    assert_ne!(
+        store.keys_version().await.unwrap(),
+        after_insert,
+        "a revocation changes the version"
+    );
+    let revoked = store.keys().await.unwrap();
+    assert!(revoked[1].revoked_at.is_some() && revoked[0].revoked_at.is_none());
+}
+
+async fn jobs(store: &Storage) {
+    // Twelve creations at once against a cap of three: exactly three are kept.
+    let tries: Vec<_> = (0..12)
+        .map(|i| {
+            let store = Arc::clone(store);
+            tokio::spawn(async move {
+                store
+                    .insert_job_within(&job("mteja", &format!("Habari {i}")), 3)
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut kept = 0;
+    for t in tries {
+        kept += usize::from(t.await.unwrap());
+    }
+    assert_eq!(
+        kept,
+        3,
+        "{}: the cap holds under concurrent creation",
+        store.engine()
+    );
+    let queued = store.queued_jobs().await.unwrap();
+    assert_eq!(queued.len(), 3);
+
+    let mut other = job("mwingine", "Salio lako ni shilingi elfu tano.");
+    other.pronunciation = vec![Rule::alias("TZS", "shilingi za Tanzania")];
+    assert!(store.insert_job_within(&other, 3).await.unwrap());
+    let read = store.job(&other.id).await.unwrap().expect("kept");
+    assert_eq!(read, other, "a job reads back as it was written");
+    assert_eq!(store.job("job_missing").await.unwrap(), None);
+
+    // Started once only; progress and success are recorded; a finished job cannot finish again.
+    let started = store
+        .start_job(&other.id)
+        .await
+        .unwrap()
+        .expect("was queued");
+    assert_eq!(started.status, JobStatus::Running);
+    assert_eq!(
+        store.start_job(&other.id).await.unwrap(),
+        None,
+        "never runs twice at once"
+    );
+    store.job_progress(&other.id, 0.5).await.unwrap();
+    assert_eq!(store.job(&other.id).await.unwrap().unwrap().progress, 0.5);
+    assert!(store.job_succeeded(&other.id, 2.25).await.unwrap());
+    assert!(
+        !store.job_succeeded(&other.id, 2.25).await.unwrap(),
+        "succeeds once"
+    );
+    assert!(!store.job_failed(&other.id, "late").await.unwrap());
+    let done = store.job(&other.id).await.unwrap().unwrap();
+    assert_eq!(done.status, JobStatus::Succeeded);
+    assert_eq!((done.progress, done.audio_seconds), (1.0, Some(2.25)));
+    assert!(done.completed_at.is_some());
+
+    // A failure keeps its reason; a job left running is queued again after a restart.
+    let failing = &queued[0];
+    store.start_job(failing).await.unwrap().expect("queued");
+    assert!(store
+        .job_failed(failing, "sauti haikupatikana")
+        .await
+        .unwrap());
+    let failed = store.job(failing).await.unwrap().unwrap();
+    assert_eq!(failed.status, JobStatus::Failed);
+    assert_eq!(failed.error.as_deref(), Some("sauti haikupatikana"));
+    let interrupted = &queued[1];
+    store.start_job(interrupted).await.unwrap().expect("queued");
+    assert_eq!(store.queued_jobs().await.unwrap(), vec![queued[2].clone()]);
+
+    // Retention removes finished jobs only.
+    let removed = store.delete_expired_jobs(i64::MAX).await.unwrap();
+    let mut expected = vec![other.id.clone(), failing.clone()];
+    let mut removed_sorted = removed.clone();
+    removed_sorted.sort();
+    expected.sort();
+    assert_eq!(removed_sorted, expected);
+    assert_eq!(store.job(failing).await.unwrap(), None);
+    assert!(store.job(interrupted).await.unwrap().is_some());
+}
+
+async fn voices(store: &Storage) {
+    let tries: Vec<_> = (0..8)
+        .map(|i| {
+            let store = Arc::clone(store);
+            tokio::spawn(async move {
+                store
+                    .insert_voice_within(&voice(&format!("cv_{i}"), "mteja"), 2)
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut kept = 0;
+    for t in tries {
+        kept += usize::from(t.await.unwrap());
+    }
+    assert_eq!(
+        kept,
+        2,
+        "{}: the voice cap holds under concurrency",
+        store.engine()
+    );
+    assert!(store
+        .insert_voice_within(&voice("cv_b", "mwingine"), 2)
+        .await
+        .unwrap());
+    let all = store.voices().await.unwrap();
+    assert_eq!(all.len(), 3);
+    assert!(
+        all.contains(&voice("cv_b", "mwingine")),
+        "a voice reads back as written"
+    );
+    let mine = all
+        .iter()
+        .find(|v| v.owner == "mteja")
+        .unwrap()
+        .voice_id
+        .clone();
+    assert!(
+        !store.delete_voice("mwingine", &mine).await.unwrap(),
+        "only the owner deletes"
+    );
+    assert!(store.delete_voice("mteja", &mine).await.unwrap());
+    assert!(!store.delete_voice("mteja", &mine).await.unwrap());
+    assert_eq!(store.voices().await.unwrap().len(), 2);
+}
+
+async fn dictionaries(store: &Storage) {
+    for (i, unix) in [(1, 100), (2, 200), (3, 200)] {
+        let record = dictionary(&format!("pd_{i}"), "mteja", unix);
+        assert!(store.insert_dictionary_within(&record, 3).await.unwrap());
+    }
+    assert!(!store
+        .insert_dictionary_within(&dictionary("pd_4", "mteja", 300), 3)
+        .await
+        .unwrap());
+    assert!(store
+        .insert_dictionary_within(&dictionary("pd_5", "mwingine", 300), 3)
+        .await
+        .unwrap());
+    assert_eq!(
+        store.dictionary("mteja", "pd_1").await.unwrap(),
+        Some(dictionary("pd_1", "mteja", 100))
+    );
+    assert_eq!(store.dictionary("mwingine", "pd_1").await.unwrap(), None);
+    let page: Vec<String> = store
+        .dictionaries("mteja", 0, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.id)
+        .collect();
+    assert_eq!(
+        page,
+        ["pd_3", "pd_2", "pd_1"],
+        "newest first, later-made first on a tie"
+    );
+    let second: Vec<String> = store
+        .dictionaries("mteja", 1, 1)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.id)
+        .collect();
+    assert_eq!(second, ["pd_2"]);
+    assert!(!store.delete_dictionary("mwingine", "pd_1").await.unwrap());
+    assert!(store.delete_dictionary("mteja", "pd_1").await.unwrap());
+    assert_eq!(store.dictionaries("mteja", 0, 10).await.unwrap().len(), 2);
+}
+
+#[test]
+fn sqlite_keeps_every_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    runtime().block_on(async {
+        let store = sauti::storage::open("", dir.path()).await.unwrap();
+        assert_eq!(store.engine(), "sqlite");
+        conformance(store).await;
+        // Opened again, the schema is left as it is.
+        let again = sauti::storage::open("sqlite://", dir.path()).await.unwrap();
+        assert_eq!(again.keys().await.unwrap().len(), 2);
+    });
+}
+
+#[test]
+fn postgres_keeps_every_rule() {
+    let postgres = common::postgres::Postgres::start();
+    runtime().block_on(async {
+        let store = sauti::storage::open(&postgres.url(), std::path::Path::new("unused"))
+            .await
+            .unwrap();
+        assert_eq!(store.engine(), "postgres");
+        conformance(store).await;
+    });
+}
+
+#[test]
+fn postgres_replicas_share_one_schema_and_fence_each_others_jobs() {
+    let postgres = common::postgres::Postgres::start();
+    let url = postgres.url();
+    runtime().block_on(async {
+        // Two replicas starting at once migrate once.
+        let (a, b) = tokio::join!(
+            sauti::storage::open(&url, std::path::Path::new("unused")),
+            sauti::storage::open(&url, std::path::Path::new("unused"))
+        );
+        let (a, b) = (a.unwrap(), b.unwrap());
+
+        // What one replica writes, the other reads.
+        let queued = job("mteja", "Karibu benki yetu.");
+        assert!(a.insert_job_within(&queued, 5).await.unwrap());
+        assert_eq!(b.queued_jobs().await.unwrap(), vec![queued.id.clone()]);
+        let version = b.keys_version().await.unwrap();
+        a.insert_key("tawi", "sk_sauti_shared").await.unwrap();
+        assert_ne!(
+            b.keys_version().await.unwrap(),
+            version,
+            "a key made on A is seen on B"
+        );
+
+        // A claims it; B can neither claim it, nor finish it, nor take it back while A's lease runs.
+        assert!(a.start_job(&queued.id).await.unwrap().is_some());
+        assert_eq!(b.start_job(&queued.id).await.unwrap(), None);
+        assert!(
+            !b.job_succeeded(&queued.id, 1.0).await.unwrap(),
+            "only the lease holder completes"
+        );
+        assert!(!b.job_failed(&queued.id, "not mine").await.unwrap());
+        assert_eq!(
+            b.requeue_running().await.unwrap(),
+            0,
+            "a live lease is left alone"
+        );
+        assert!(a.job_succeeded(&queued.id, 1.0).await.unwrap());
+        assert!(
+            !a.job_succeeded(&queued.id, 1.0).await.unwrap(),
+            "completes once"
+        );
+
+        // A replica that died: its lease lapses and another replica queues the job again.
+        let orphan = job("mteja", "Muamala wako umekamilika.");
+        assert!(a.insert_job_within(&orphan, 5).await.unwrap());
+        assert!(a.start_job(&orphan.id).await.unwrap().is_some());
+        expire_leases(&url).await;
+        assert_eq!(b.requeue_running().await.unwrap(), 1);
+        assert!(
+            b.start_job(&orphan.id).await.unwrap().is_some(),
+            "B runs it now"
+        );
+        assert!(
+            !a.job_succeeded(&orphan.id, 1.0).await.unwrap(),
+            "the old holder is fenced out"
+        );
+        assert!(b.job_succeeded(&orphan.id, 1.0).await.unwrap());
+    });
+}
+
+/// Make every running job's lease lapse, as time would for a replica that stopped renewing it.
+async fn expire_leases(url: &str) {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .execute(
+            "UPDATE jobs SET lease_until = now() - interval '1 second' WHERE status = 'running'",
+            &[],
+        )
+        .await
+        .unwrap();
+}
+
+#[test]
+fn a_database_from_a_newer_sauti_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let postgres = common::postgres::Postgres::start();
+    runtime().block_on(async {
+        drop(sauti::storage::open("", dir.path()).await.unwrap());
+        let file = rusqlite::Connection::open(dir.path().join("sauti.db")).unwrap();
+        file.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        drop(file);
+        let refused = sauti::storage::open("", dir.path())
+            .await
+            .err()
+            .expect("refused");
+        assert!(matches!(refused, StorageError::TooNew { .. }), "{refused}");
+
+        drop(
+            sauti::storage::open(&postgres.url(), dir.path())
+                .await
+                .unwrap(),
+        );
+        let (client, connection) = tokio_postgres::connect(&postgres.url(), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client
+            .execute(
+                "INSERT INTO sauti_schema (version) VALUES ($1)",
+                &[&(SCHEMA_VERSION + 1)],
+            )
+            .await
+            .unwrap();
+        let refused = sauti::storage::open(&postgres.url(), dir.path())
+            .await
+            .err()
+            .expect("refused");
+        assert!(refused.to_string().contains("newer"), "{refused}");
+    });
+}
