@@ -78,7 +78,7 @@ pub async fn serve(
         settings.server.public_base_url = format!("http://{address}");
     }
     let settings = Arc::new(settings);
-    let db = crate::storage::open(&settings.storage.url, &settings.storage.data_dir).await?;
+    let db = crate::storage::open(&settings.storage).await?;
     let artifacts = ArtifactStore::open(&settings.storage.data_dir)?
         .with_min_free(settings.storage.min_free_bytes);
     let created_key = ensure_a_key(&settings, db.as_ref()).await?;
@@ -183,6 +183,19 @@ pub async fn serve(
     let result = crate::http::listen::serve(listener, app, limits, shutdown).await;
 
     housekeeping.abort();
+    if db.shared() {
+        // Other replicas take the running jobs up now rather than after their leases lapse; what this one
+        // still finishes meanwhile is fenced out.
+        match db.release_jobs().await {
+            Ok(0) => {}
+            Ok(released) => {
+                tracing::info!(released, "running jobs handed back to the other replicas")
+            }
+            Err(error) => {
+                tracing::warn!(%error, "running jobs not handed back; their leases will lapse")
+            }
+        }
+    }
     graph.stop();
     // Give running jobs' actors a moment to stop; anything still running is queued again at the next start.
     let _ = tokio::time::timeout(Duration::from_secs(5), watcher).await;

@@ -20,6 +20,15 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+async fn open(url: &str, data_dir: &std::path::Path) -> Result<Storage, StorageError> {
+    sauti::storage::open(&sauti::config::StorageSettings {
+        url: url.into(),
+        data_dir: data_dir.into(),
+        ..Default::default()
+    })
+    .await
+}
+
 fn job(owner: &str, text: &str) -> JobRecord {
     JobRecord::new(owner, text, "zuri", Default::default())
 }
@@ -55,6 +64,7 @@ fn dictionary(id: &str, owner: &str, unix: i64) -> DictionaryRecord {
 async fn conformance(store: Storage) {
     keys(&store).await;
     jobs(&store).await;
+    claims(&store).await;
     voices(&store).await;
     dictionaries(&store).await;
     store.ping().await.expect("the store answers");
@@ -181,6 +191,66 @@ async fn jobs(store: &Storage) {
     assert!(store.job(interrupted).await.unwrap().is_some());
 }
 
+/// Runners claim the oldest queued job; a claim never takes a job twice, even when many claim at once.
+async fn claims(store: &Storage) {
+    let mut made = Vec::new();
+    for i in 0..8 {
+        let queued = job("mdai", &format!("Kumbukumbu {i}"));
+        assert!(store.insert_job_within(&queued, 100).await.unwrap());
+        made.push(queued.id);
+    }
+    let first = store.claim_job().await.unwrap().expect("one is queued");
+    assert_eq!(first.status, JobStatus::Running);
+    assert!(
+        store.renew_job(&first.id).await.unwrap(),
+        "its runner keeps it"
+    );
+    let earlier: Vec<String> = store.queued_jobs().await.unwrap();
+    assert!(!earlier.contains(&first.id));
+    let tries: Vec<_> = (0..10)
+        .map(|_| {
+            let store = Arc::clone(store);
+            tokio::spawn(async move { store.claim_job().await.unwrap().map(|j| j.id) })
+        })
+        .collect();
+    let mut claimed = vec![first.id.clone()];
+    for t in tries {
+        claimed.extend(t.await.unwrap());
+    }
+    let mut unique = claimed.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        claimed.len(),
+        "{}: a job claimed twice",
+        store.engine()
+    );
+    for id in &made {
+        assert!(claimed.contains(id), "{id} never claimed");
+    }
+    // At shutdown the running jobs go back to the queue, and are claimed again, oldest first.
+    assert!(store.job_succeeded(&made[1], 1.0).await.unwrap());
+    assert!(
+        !store.renew_job(&made[1]).await.unwrap(),
+        "a finished job has no lease to renew"
+    );
+    let released = store.release_jobs().await.unwrap();
+    assert!(released >= 7, "{released}");
+    let oldest = store.queued_jobs().await.unwrap()[0].clone();
+    assert_eq!(
+        store.claim_job().await.unwrap().unwrap().id,
+        oldest,
+        "oldest first"
+    );
+    while store.claim_job().await.unwrap().is_some() {}
+    for id in &made[2..] {
+        assert!(store.job_succeeded(id, 1.0).await.unwrap());
+    }
+    assert!(store.job_succeeded(&made[0], 1.0).await.unwrap());
+    store.delete_expired_jobs(i64::MAX).await.unwrap();
+}
+
 async fn voices(store: &Storage) {
     let tries: Vec<_> = (0..8)
         .map(|i| {
@@ -275,11 +345,11 @@ async fn dictionaries(store: &Storage) {
 fn sqlite_keeps_every_rule() {
     let dir = tempfile::tempdir().unwrap();
     runtime().block_on(async {
-        let store = sauti::storage::open("", dir.path()).await.unwrap();
+        let store = open("", dir.path()).await.unwrap();
         assert_eq!(store.engine(), "sqlite");
         conformance(store).await;
         // Opened again, the schema is left as it is.
-        let again = sauti::storage::open("sqlite://", dir.path()).await.unwrap();
+        let again = open("sqlite://", dir.path()).await.unwrap();
         assert_eq!(again.keys().await.unwrap().len(), 2);
     });
 }
@@ -288,7 +358,7 @@ fn sqlite_keeps_every_rule() {
 fn postgres_keeps_every_rule() {
     let postgres = common::postgres::Postgres::start();
     runtime().block_on(async {
-        let store = sauti::storage::open(&postgres.url(), std::path::Path::new("unused"))
+        let store = open(&postgres.url(), std::path::Path::new("unused"))
             .await
             .unwrap();
         assert_eq!(store.engine(), "postgres");
@@ -303,8 +373,8 @@ fn postgres_replicas_share_one_schema_and_fence_each_others_jobs() {
     runtime().block_on(async {
         // Two replicas starting at once migrate once.
         let (a, b) = tokio::join!(
-            sauti::storage::open(&url, std::path::Path::new("unused")),
-            sauti::storage::open(&url, std::path::Path::new("unused"))
+            open(&url, std::path::Path::new("unused")),
+            open(&url, std::path::Path::new("unused"))
         );
         let (a, b) = (a.unwrap(), b.unwrap());
 
@@ -377,22 +447,15 @@ fn a_database_from_a_newer_sauti_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let postgres = common::postgres::Postgres::start();
     runtime().block_on(async {
-        drop(sauti::storage::open("", dir.path()).await.unwrap());
+        drop(open("", dir.path()).await.unwrap());
         let file = rusqlite::Connection::open(dir.path().join("sauti.db")).unwrap();
         file.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
             .unwrap();
         drop(file);
-        let refused = sauti::storage::open("", dir.path())
-            .await
-            .err()
-            .expect("refused");
+        let refused = open("", dir.path()).await.err().expect("refused");
         assert!(matches!(refused, StorageError::TooNew { .. }), "{refused}");
 
-        drop(
-            sauti::storage::open(&postgres.url(), dir.path())
-                .await
-                .unwrap(),
-        );
+        drop(open(&postgres.url(), dir.path()).await.unwrap());
         let (client, connection) = tokio_postgres::connect(&postgres.url(), tokio_postgres::NoTls)
             .await
             .unwrap();
@@ -404,7 +467,7 @@ fn a_database_from_a_newer_sauti_is_refused() {
             )
             .await
             .unwrap();
-        let refused = sauti::storage::open(&postgres.url(), dir.path())
+        let refused = open(&postgres.url(), dir.path())
             .await
             .err()
             .expect("refused");

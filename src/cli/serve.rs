@@ -169,5 +169,5 @@ async fn open_store(settings: &Settings, create: bool) -> anyhow::Result<Storage
         }
         return Ok(std::sync::Arc::new(Database::open_existing(data_dir)?));
     }
-    Ok(sauti::storage::open(&settings.storage.url, data_dir).await?)
+    Ok(sauti::storage::open(&settings.storage).await?)
 }

@@ -88,6 +88,9 @@ pub struct StorageSettings {
     /// `data_dir` (one machine), or `postgres://user:password@host:port/database` for a PostgreSQL database
     /// that several replicas share. Migrations run at start-up (and with `sauti migrate`).
     pub url: String,
+    /// With PostgreSQL: a running job stays its replica's this long after each sign of life (renewed every
+    /// third of it); a replica that dies leaves its jobs to the others after at most this long.
+    pub job_lease_seconds: u64,
     /// Directory for the SQLite database and job audio; created if missing.
     pub data_dir: PathBuf,
     /// Below this many bytes available on the data directory's disk, `/readyz` is not ready and new jobs and
@@ -99,6 +102,7 @@ impl Default for StorageSettings {
     fn default() -> Self {
         Self {
             url: String::new(),
+            job_lease_seconds: 30,
             data_dir: PathBuf::from("data"),
             min_free_bytes: 64 << 20,
         }
@@ -296,6 +300,9 @@ impl Settings {
         }
         if let Some((key, problem)) = self.realtime.problem() {
             return invalid(key, &problem);
+        }
+        if self.storage.job_lease_seconds < 3 {
+            return invalid("storage.job_lease_seconds", "must be at least 3");
         }
         let url = self.storage.url.as_str();
         if !(url.is_empty()

@@ -225,6 +225,27 @@ pub fn mark_running(c: &Connection, id: &str) -> Result<bool, StorageError> {
     Ok(changed == 1)
 }
 
+/// The oldest queued job, now running; `None` when none is queued.
+pub fn claim(c: &mut Connection) -> Result<Option<JobRecord>, StorageError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let oldest: Option<String> = tx
+        .query_row(
+            "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_unix, rowid LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(id) = oldest else {
+        return Ok(None);
+    };
+    let job = match mark_running(&tx, &id)? {
+        true => get(&tx, &id)?,
+        false => None,
+    };
+    tx.commit()?;
+    Ok(job)
+}
+
 /// Record progress of a running job.
 pub fn set_progress(c: &Connection, id: &str, progress: f64) -> Result<(), StorageError> {
     c.execute(

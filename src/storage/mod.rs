@@ -23,7 +23,7 @@ pub use dictionaries::DictionaryRecord;
 pub use jobs::{JobRecord, JobStatus};
 pub use keys::{hash_key, key_id, KeyRecord};
 pub use migrations::LATEST as SCHEMA_VERSION;
-pub use store::{Storage, Store};
+pub use store::{JobsWaker, Storage, Store};
 pub use voices::ClonedVoiceRecord;
 
 /// Storage failures; the HTTP layer reports them as 503 (the service cannot do its job right now).
@@ -49,13 +49,16 @@ pub enum StorageError {
     TooNew { found: i64, known: i64 },
 }
 
-/// The store `storage.url` names: PostgreSQL for `postgres://…`, otherwise SQLite in `data_dir` (an empty URL
-/// or `sqlite://`). Migrations run before it is handed out.
-pub async fn open(url: &str, data_dir: &Path) -> Result<Storage, StorageError> {
-    if postgres::is_postgres_url(url) {
-        return Ok(Arc::new(postgres::PgStore::connect(url).await?));
+/// The store `storage.url` names: PostgreSQL for `postgres://…`, otherwise SQLite in `storage.data_dir` (an
+/// empty URL or `sqlite://`). Migrations run before it is handed out.
+pub async fn open(settings: &crate::config::StorageSettings) -> Result<Storage, StorageError> {
+    if postgres::is_postgres_url(&settings.url) {
+        let lease = std::time::Duration::from_secs(settings.job_lease_seconds);
+        return Ok(Arc::new(
+            postgres::PgStore::connect(&settings.url, lease).await?,
+        ));
     }
-    Ok(Arc::new(Database::open(data_dir)?))
+    Ok(Arc::new(Database::open(&settings.data_dir)?))
 }
 
 /// A handle to the database; cheap to clone.

@@ -65,6 +65,22 @@ impl Store for Database {
         .await
     }
 
+    async fn claim_job(&self) -> Result<Option<JobRecord>, StorageError> {
+        self.run(jobs::claim).await
+    }
+
+    async fn renew_job(&self, id: &str) -> Result<bool, StorageError> {
+        // One process owns every job here: a running job stays its own until it ends or the process stops.
+        Ok(self
+            .job(id)
+            .await?
+            .is_some_and(|job| job.status == super::JobStatus::Running))
+    }
+
+    async fn release_jobs(&self) -> Result<usize, StorageError> {
+        self.run(|c| jobs::requeue_running(c)).await
+    }
+
     async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError> {
         let id = id.to_string();
         self.run(move |c| jobs::set_progress(c, &id, progress))

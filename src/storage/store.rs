@@ -11,6 +11,9 @@ use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, StorageEr
 /// A handle to the store the service was configured with; cheap to clone.
 pub type Storage = Arc<dyn Store>;
 
+/// What [`Store::watch_jobs`] calls when jobs may be waiting.
+pub type JobsWaker = Arc<dyn Fn() + Send + Sync>;
+
 /// Everything durable. Each call is one transaction: a refusal or an error changes nothing.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
@@ -21,6 +24,12 @@ pub trait Store: Send + Sync + 'static {
     /// another replica's until their lease lapses).
     fn shared(&self) -> bool {
         false
+    }
+
+    /// How long a running job stays this process's without a sign of life, when other replicas could take it
+    /// over (`None`: the store is this process's alone).
+    fn lease(&self) -> Option<std::time::Duration> {
+        None
     }
 
     /// Whether the store answers and its tables can be read (the readiness probe; cheap).
@@ -52,6 +61,20 @@ pub trait Store: Send + Sync + 'static {
     /// queued → running: the job as it now stands, or `None` if it was not queued (so it never runs twice
     /// at once).
     async fn start_job(&self, id: &str) -> Result<Option<JobRecord>, StorageError>;
+    /// The oldest queued job, claimed (queued → running) for this process; `None` when none is queued. With
+    /// several replicas each claims a different job without waiting on the others.
+    async fn claim_job(&self) -> Result<Option<JobRecord>, StorageError>;
+    /// A sign of life from the process running `id`: its lease is extended. False when the job is no longer
+    /// this process's to finish (its lease lapsed and another took it): the work should stop.
+    async fn renew_job(&self, id: &str) -> Result<bool, StorageError>;
+    /// At shutdown: the jobs this process is running go back to the queue for another replica (or the next
+    /// start); how many.
+    async fn release_jobs(&self) -> Result<usize, StorageError>;
+    /// Call `wake` whenever another process may have queued a job (PostgreSQL's `LISTEN`); a store that only
+    /// this process writes has nothing to say.
+    fn watch_jobs(&self, wake: JobsWaker) {
+        drop(wake);
+    }
     /// A running job's progress (0–1).
     async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError>;
     /// running → succeeded, its audio already in place; whether it changed.

@@ -1,10 +1,9 @@
-use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
-use super::runner::{run_job, JobContext};
+use super::runner::{run_next, JobContext};
 use super::{JobsError, NewJob};
 use crate::actors::tts::TtsHandle;
 use crate::actors::ActorSlot;
@@ -46,13 +45,18 @@ pub enum ToJobsActor {
         /// The WAV, opened for streaming.
         reply: RpcReplyPort<Result<std::fs::File, JobsError>>,
     },
-    /// A runner finished (or gave up on) a job.
-    Finished(String),
+    /// A runner finished (or gave up on) a job, or found none to claim.
+    Finished {
+        /// Whether it claimed a job.
+        claimed: bool,
+        /// The wake it was started for.
+        generation: u64,
+    },
     /// Delete finished jobs past retention.
     Sweep,
     /// Queue again the jobs a stop or crash left running (retried while the disk is full).
     Recover,
-    /// With a shared store: take up jobs other replicas queued or left behind.
+    /// Jobs may be waiting: queued here or by another replica, or left behind by a replica that stopped.
     Poll,
     /// Readiness probe.
     Ping(RpcReplyPort<bool>),
@@ -80,11 +84,16 @@ pub struct JobsArgs {
 /// Owns the queue; runners do the synthesis in their own tasks.
 pub struct JobsActor;
 
-/// The actor's state.
+/// The actor's state. Jobs wait in storage, not here: runners claim the oldest queued job, so replicas sharing
+/// a store share one queue.
 pub struct JobsState {
     args: JobsArgs,
-    queue: VecDeque<String>,
-    running: HashSet<String>,
+    /// Runners at work (claiming or running).
+    running: usize,
+    /// Bumped whenever jobs may be waiting; a runner that finds none clears `waiting` only if no newer wake came.
+    generation: u64,
+    /// Whether a claim may find a job.
+    waiting: bool,
 }
 
 fn storage(e: StorageError) -> JobsError {
@@ -107,10 +116,18 @@ impl Actor for JobsActor {
         }
         let queued = args.db.queued_jobs().await?;
         tracing::info!(queued = queued.len(), "jobs actor started");
+        if args.recover {
+            // Once per process: other replicas' new jobs wake this one at once.
+            let slot = args.slot.clone();
+            args.db.watch_jobs(Arc::new(move || {
+                let _ = slot.cast(ToJobsActor::Poll);
+            }));
+        }
         let mut state = JobsState {
             args,
-            queue: queued.into(),
-            running: HashSet::new(),
+            running: 0,
+            generation: 0,
+            waiting: true,
         };
         myself.send_message(ToJobsActor::Sweep)?;
         myself.send_interval(SWEEP_EVERY, || ToJobsActor::Sweep);
@@ -130,9 +147,8 @@ impl Actor for JobsActor {
         match message {
             ToJobsActor::Create { job, reply } => {
                 let result = create(state, job).await;
-                if let Ok(record) = &result {
-                    state.queue.push_back(record.id.clone());
-                    pump(state);
+                if result.is_ok() {
+                    wake(state);
                 }
                 let _ = reply.send(result);
             }
@@ -162,27 +178,35 @@ impl Actor for JobsActor {
                 };
                 let _ = reply.send(result);
             }
-            ToJobsActor::Finished(id) => {
-                state.running.remove(&id);
+            ToJobsActor::Finished {
+                claimed,
+                generation,
+            } => {
+                state.running = state.running.saturating_sub(1);
+                if !claimed && generation == state.generation {
+                    state.waiting = false;
+                }
                 pump(state);
             }
             ToJobsActor::Sweep => sweep(state).await,
             ToJobsActor::Recover => {
                 if recover(&state.args).await {
-                    take_up_queued(state).await;
+                    wake(state);
                 } else {
                     _myself.send_after(RECOVER_RETRY, || ToJobsActor::Recover);
                 }
             }
             ToJobsActor::Poll => {
-                match state.args.db.requeue_running().await {
-                    Ok(0) => {}
-                    Ok(requeued) => {
-                        tracing::warn!(requeued, "jobs of a replica that stopped queued again")
+                if state.args.db.shared() {
+                    match state.args.db.requeue_running().await {
+                        Ok(0) => {}
+                        Ok(requeued) => {
+                            tracing::warn!(requeued, "jobs of a replica that stopped queued again")
+                        }
+                        Err(error) => tracing::warn!(%error, "looking for abandoned jobs failed"),
                     }
-                    Err(error) => tracing::warn!(%error, "looking for abandoned jobs failed"),
                 }
-                take_up_queued(state).await;
+                wake(state);
             }
             ToJobsActor::Ping(reply) => {
                 let ready = match state.args.db.ping().await {
@@ -199,15 +223,10 @@ impl Actor for JobsActor {
     }
 }
 
-/// Queue the stored queued jobs this actor does not hold yet, and start what the workers can take.
-async fn take_up_queued(state: &mut JobsState) {
-    if let Ok(queued) = state.args.db.queued_jobs().await {
-        for id in queued {
-            if !state.queue.contains(&id) && !state.running.contains(&id) {
-                state.queue.push_back(id);
-            }
-        }
-    }
+/// Jobs may be waiting: runners look for them.
+fn wake(state: &mut JobsState) {
+    state.generation += 1;
+    state.waiting = true;
     pump(state);
 }
 
@@ -264,15 +283,10 @@ async fn owned(state: &JobsState, owner: &str, id: &str) -> Result<JobRecord, Jo
         .ok_or_else(|| JobsError::NotFound(id.to_string()))
 }
 
-/// Start queued jobs while workers are free.
+/// Start runners while workers are free and jobs may be waiting; each claims the oldest queued job.
 fn pump(state: &mut JobsState) {
-    while state.running.len() < state.args.settings.workers {
-        let Some(id) = state.queue.pop_front() else {
-            break;
-        };
-        if !state.running.insert(id.clone()) {
-            continue;
-        }
+    while state.waiting && state.running < state.args.settings.workers {
+        state.running += 1;
         let context = JobContext {
             lexicon: Arc::clone(state.args.voices.lexicon()),
             db: state.args.db.clone(),
@@ -280,7 +294,7 @@ fn pump(state: &mut JobsState) {
             tts: state.args.tts.clone(),
             slot: state.args.slot.clone(),
         };
-        tokio::spawn(run_job(id, context));
+        tokio::spawn(run_next(context, state.generation));
     }
 }
 

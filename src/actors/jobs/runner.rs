@@ -6,7 +6,7 @@ use super::actor::ToJobsActor;
 use crate::actors::tts::{SynthesisError, TtsHandle};
 use crate::actors::{ActorError, ActorSlot};
 use crate::audio;
-use crate::storage::{space, ArtifactStore, Storage, StorageError};
+use crate::storage::{space, ArtifactStore, JobRecord, Storage, StorageError};
 use crate::tts::normalize::{split_pieces, PIECE_CHARS};
 use crate::tts::TtsError;
 
@@ -14,6 +14,8 @@ use crate::tts::TtsError;
 const RETRIES: u32 = 60;
 /// How often storing a job's audio on a full disk is tried again (after 2, 4 and 8 s) before the job fails.
 const FULL_DISK_RETRIES: u32 = 3;
+/// How often (every 50 ms) a runner tries to tell the actor it finished before giving up.
+const REPORT_TRIES: u32 = 200;
 /// How often a job's failure is written before it is left to the next start.
 const RECORD_TRIES: u32 = 5;
 
@@ -27,9 +29,48 @@ pub struct JobContext {
     pub slot: ActorSlot<ToJobsActor>,
 }
 
-/// Run one job to `succeeded` or `failed`, then tell the actor.
-pub async fn run_job(id: String, context: JobContext) {
-    match execute(&id, &context).await {
+/// Claim the oldest queued job and run it to `succeeded` or `failed`, then tell the actor (which started this
+/// runner for wake `generation`).
+pub async fn run_next(context: JobContext, generation: u64) {
+    let claimed = match context.db.claim_job().await {
+        Ok(Some(job)) => {
+            run_job(job, &context).await;
+            true
+        }
+        Ok(None) => false,
+        Err(error) => {
+            tracing::warn!(%error, "could not claim a queued job");
+            false
+        }
+    };
+    // The actor counts its runners: it must hear of this one's end, also when it is just starting (its slot
+    // not yet filled) or restarting.
+    for _ in 0..REPORT_TRIES {
+        let finished = ToJobsActor::Finished {
+            claimed,
+            generation,
+        };
+        if context.slot.cast(finished).is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tracing::warn!(
+        "jobs actor unavailable while a job finished; the queue resumes when it restarts"
+    );
+}
+
+async fn run_job(job: JobRecord, context: &JobContext) {
+    let id = job.id.clone();
+    let outcome = match context.db.lease() {
+        // While it runs, the job's lease is renewed; if another replica took it over, the work stops here.
+        Some(lease) => tokio::select! {
+            outcome = execute(job, context) => outcome,
+            lost = keep_lease(context, &id, lease) => Err(lost),
+        },
+        None => execute(job, context).await,
+    };
+    match outcome {
         Ok(()) => {}
         Err(Outcome::Skipped) => {}
         Err(Outcome::Failed(reason)) => {
@@ -47,14 +88,31 @@ pub async fn run_job(id: String, context: JobContext) {
             }
         }
         Err(Outcome::Interrupted(error)) => {
-            // Storage is failing: leave the job running; it is queued again at the next start.
+            // Storage is failing: leave the job running; it is queued again at the next start (or, shared,
+            // once its lease lapses).
             tracing::error!(job_id = %id, %error, "job interrupted by a storage error");
         }
     }
-    if context.slot.cast(ToJobsActor::Finished(id)).is_err() {
-        tracing::warn!(
-            "jobs actor unavailable while a job finished; the queue resumes when it restarts"
-        );
+}
+
+/// Renew `id`'s lease every third of it; returns only when the lease is lost.
+async fn keep_lease(context: &JobContext, id: &str, lease: Duration) -> Outcome {
+    let mut tick = tokio::time::interval(lease / 3);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        match context.db.renew_job(id).await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!(
+                    job_id = id,
+                    "job lease lost to another replica; its work here stops"
+                );
+                return Outcome::Skipped;
+            }
+            // The database is away: keep working; completion is fenced if the lease lapses meanwhile.
+            Err(error) => tracing::warn!(job_id = id, %error, "job lease not renewed"),
+        }
     }
 }
 
@@ -71,8 +129,7 @@ impl From<StorageError> for Outcome {
     }
 }
 
-async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
-    let job = context.db.start_job(id).await?.ok_or(Outcome::Skipped)?;
+async fn execute(job: JobRecord, context: &JobContext) -> Result<(), Outcome> {
     let started = std::time::Instant::now();
     tracing::info!(job_id = %job.id, "job running");
 
@@ -107,7 +164,10 @@ async fn execute(id: &str, context: &JobContext) -> Result<(), Outcome> {
 
     let seconds = samples.len() as f64 / f64::from(audio::SAMPLE_RATE);
     store_audio(context, &job.id, audio::encode_wav_16k(&samples)).await?;
-    context.db.job_succeeded(&job.id, seconds).await?;
+    if !context.db.job_succeeded(&job.id, seconds).await? {
+        tracing::warn!(job_id = %job.id, "job finished here after another replica took it over");
+        return Ok(());
+    }
     tracing::info!(job_id = %job.id, audio_seconds = seconds, elapsed_ms = started.elapsed().as_millis() as u64, "job succeeded");
     Ok(())
 }

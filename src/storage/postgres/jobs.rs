@@ -6,8 +6,8 @@ use super::{failed, PgStore};
 use crate::storage::jobs::{decode, encode, entered, COLUMNS};
 use crate::storage::{now_rfc3339, unix_now, JobRecord, StorageError};
 
-/// How long a running job stays its replica's without a sign of life.
-pub const LEASE_SECONDS: f64 = 60.0;
+/// The channel on which a queued job is announced to every replica.
+pub(super) const CHANNEL: &str = "sauti_jobs";
 
 fn row(r: &tokio_postgres::Row) -> Result<JobRecord, StorageError> {
     let record = JobRecord {
@@ -67,6 +67,10 @@ pub(super) async fn insert_within(
     )
     .await
     .map_err(failed)?;
+    // Delivered to the listening replicas when the transaction commits.
+    tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL])
+        .await
+        .map_err(failed)?;
     tx.commit().await.map_err(failed)?;
     entered(job.status.as_str());
     Ok(true)
@@ -92,7 +96,10 @@ pub(super) async fn start(store: &PgStore, id: &str) -> Result<Option<JobRecord>
          WHERE id = $1 AND status = 'queued' RETURNING {COLUMNS}"
     );
     let started = client
-        .query_opt(&sql, &[&id, &now_rfc3339(), &store.replica, &LEASE_SECONDS])
+        .query_opt(
+            &sql,
+            &[&id, &now_rfc3339(), &store.replica, &store.lease_seconds],
+        )
         .await
         .map_err(failed)?;
     if started.is_some() {
@@ -101,13 +108,69 @@ pub(super) async fn start(store: &PgStore, id: &str) -> Result<Option<JobRecord>
     started.as_ref().map(row).transpose()
 }
 
+/// The oldest queued job that no other replica is claiming at this moment, claimed under a lease.
+pub(super) async fn claim(store: &PgStore) -> Result<Option<JobRecord>, StorageError> {
+    let client = store.client().await?;
+    let sql = format!(
+        "UPDATE jobs SET status = 'running', started_at = $1, runs = runs + 1, progress = 0,
+             lease_owner = $2, lease_until = now() + make_interval(secs => $3)
+         WHERE id = (
+             SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_unix, seq
+             FOR UPDATE SKIP LOCKED LIMIT 1
+         )
+         RETURNING {COLUMNS}"
+    );
+    let claimed = client
+        .query_opt(
+            &sql,
+            &[&now_rfc3339(), &store.replica, &store.lease_seconds],
+        )
+        .await
+        .map_err(failed)?;
+    if claimed.is_some() {
+        entered("running");
+    }
+    claimed.as_ref().map(row).transpose()
+}
+
+/// Extend this replica's lease on a running job; false when the lease is no longer this replica's.
+pub(super) async fn renew(store: &PgStore, id: &str) -> Result<bool, StorageError> {
+    let client = store.client().await?;
+    let renewed = client
+        .execute(
+            "UPDATE jobs SET lease_until = now() + make_interval(secs => $3)
+             WHERE id = $1 AND status = 'running' AND lease_owner = $2",
+            &[&id, &store.replica, &store.lease_seconds],
+        )
+        .await
+        .map_err(failed)?;
+    Ok(renewed == 1)
+}
+
+/// This replica's running jobs back to the queue, announced to the others.
+pub(super) async fn release(store: &PgStore) -> Result<usize, StorageError> {
+    let client = store.client().await?;
+    let released = client
+        .execute(
+            "WITH released AS (
+                 UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
+                 WHERE status = 'running' AND lease_owner = $1 RETURNING id
+             )
+             SELECT pg_notify($2, '') FROM released",
+            &[&store.replica, &CHANNEL],
+        )
+        .await
+        .map_err(failed)?;
+    Ok(released as usize)
+}
+
 pub(super) async fn progress(store: &PgStore, id: &str, progress: f64) -> Result<(), StorageError> {
     let client = store.client().await?;
     client
         .execute(
             "UPDATE jobs SET progress = $2, lease_until = now() + make_interval(secs => $4)
              WHERE id = $1 AND status = 'running' AND lease_owner = $3",
-            &[&id, &progress, &store.replica, &LEASE_SECONDS],
+            &[&id, &progress, &store.replica, &store.lease_seconds],
         )
         .await
         .map_err(failed)?;
@@ -158,15 +221,18 @@ pub(super) async fn failed_with(
     Ok(changed == 1)
 }
 
-/// Running jobs whose lease has lapsed (their replica stopped or lost the database), or that this replica
-/// held before it restarted, go back to the queue.
+/// Running jobs whose lease has lapsed (their replica stopped or lost the database) go back to the queue,
+/// announced to every replica.
 pub(super) async fn requeue_running(store: &PgStore) -> Result<usize, StorageError> {
     let client = store.client().await?;
     let changed = client
         .execute(
-            "UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
-             WHERE status = 'running' AND (lease_until < now() OR lease_owner = $1)",
-            &[&store.replica],
+            "WITH lapsed AS (
+                 UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
+                 WHERE status = 'running' AND lease_until < now() RETURNING id
+             )
+             SELECT pg_notify($1, '') FROM lapsed",
+            &[&CHANNEL],
         )
         .await
         .map_err(failed)?;

@@ -4,6 +4,7 @@
 
 mod jobs;
 mod records;
+mod watch;
 
 use std::time::Duration;
 
@@ -34,8 +35,12 @@ pub fn is_postgres_url(url: &str) -> bool {
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool,
+    /// Where the pool connects, for the connection that listens for queued jobs.
+    config: tokio_postgres::Config,
     /// This replica's name on the jobs it runs (their lease).
     replica: String,
+    /// How long a running job stays this replica's without a sign of life.
+    lease_seconds: f64,
 }
 
 /// A PostgreSQL error as the store reports it: the server's own message when it sent one.
@@ -65,8 +70,9 @@ impl From<deadpool_postgres::PoolError> for PgFailure {
 }
 
 impl PgStore {
-    /// Connect to `url` and bring its schema to this sauti's version.
-    pub async fn connect(url: &str) -> Result<Self, StorageError> {
+    /// Connect to `url` and bring its schema to this sauti's version. A job this replica runs stays its own
+    /// for `lease` after each sign of life.
+    pub async fn connect(url: &str, lease: Duration) -> Result<Self, StorageError> {
         let mut config: tokio_postgres::Config =
             url.parse().map_err(|e: tokio_postgres::Error| {
                 StorageError::Postgres(format!("storage.url: {e}"))
@@ -76,7 +82,7 @@ impl PgStore {
         }
         config.application_name("sauti");
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Verified,
@@ -92,7 +98,9 @@ impl PgStore {
             .map_err(|e| StorageError::Postgres(e.to_string()))?;
         let store = Self {
             pool,
+            config,
             replica: format!("replica_{}", uuid::Uuid::new_v4().simple()),
+            lease_seconds: lease.as_secs_f64(),
         };
         store.migrate().await?;
         Ok(store)
@@ -153,6 +161,10 @@ impl Store for PgStore {
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn lease(&self) -> Option<Duration> {
+        Some(Duration::from_secs_f64(self.lease_seconds))
     }
 
     async fn ping(&self) -> Result<(), StorageError> {
@@ -263,6 +275,22 @@ impl Store for PgStore {
 
     async fn start_job(&self, id: &str) -> Result<Option<JobRecord>, StorageError> {
         jobs::start(self, id).await
+    }
+
+    async fn claim_job(&self) -> Result<Option<JobRecord>, StorageError> {
+        jobs::claim(self).await
+    }
+
+    async fn renew_job(&self, id: &str) -> Result<bool, StorageError> {
+        jobs::renew(self, id).await
+    }
+
+    async fn release_jobs(&self) -> Result<usize, StorageError> {
+        jobs::release(self).await
+    }
+
+    fn watch_jobs(&self, wake: crate::storage::store::JobsWaker) {
+        watch::spawn(self.config.clone(), wake);
     }
 
     async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError> {
