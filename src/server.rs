@@ -14,7 +14,7 @@ use crate::config::{ConfigError, Settings};
 use crate::http::auth::KeyRing;
 use crate::http::limits::{RateLimits, FORGET_EVERY};
 use crate::http::{front, AppState, Shared};
-use crate::storage::{ArtifactStore, Storage, StorageError};
+use crate::storage::{Storage, StorageError};
 use crate::tts::catalog::VoiceRegistry;
 
 /// Why the server could not start or stopped abnormally.
@@ -79,8 +79,7 @@ pub async fn serve(
     }
     let settings = Arc::new(settings);
     let db = crate::storage::open(&settings.storage).await?;
-    let artifacts = ArtifactStore::open(&settings.storage.data_dir)?
-        .with_min_free(settings.storage.min_free_bytes);
+    let artifacts = crate::storage::blobs::open(&settings.storage)?;
     let created_key = ensure_a_key(&settings, db.as_ref()).await?;
     let keys = KeyRing::new(&settings.auth.api_keys);
     keys.refresh(db.as_ref()).await?;
@@ -124,7 +123,12 @@ pub async fn serve(
             problem,
         })?;
     let limits = Arc::new(limits);
-    let housekeeping = spawn_housekeeping(keys.clone(), db.clone(), Arc::clone(&limits));
+    let housekeeping = spawn_housekeeping(
+        keys.clone(),
+        db.clone(),
+        Arc::clone(&limits),
+        Arc::clone(&voices),
+    );
     let stopping = tokio_util::sync::CancellationToken::new();
     let state = AppState::new(Shared {
         settings: Arc::clone(&settings),
@@ -234,17 +238,33 @@ fn spawn_housekeeping(
     keys: KeyRing,
     db: Storage,
     limits: Arc<RateLimits>,
+    voices: Arc<VoiceRegistry>,
 ) -> tokio::task::JoinHandle<()> {
-    // Keys created or revoked with `sauti keys` take effect within one tick: the keys are read again only when
-    // another process committed to the database since the last read, and in full once a minute regardless.
+    // Keys created or revoked with `sauti keys` (or on another replica) take effect within one tick: the keys
+    // are read again only when they changed since the last read, and in full once a minute regardless. With a
+    // shared store, cloned voices made or deleted on other replicas are taken up every other tick.
     const TICK: Duration = Duration::from_secs(1);
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut since_forget = Duration::ZERO;
+        let mut ticks: u64 = 0;
         loop {
             tick.tick().await;
             since_forget += TICK;
+            ticks += 1;
+            if db.shared() && ticks.is_multiple_of(2) {
+                let here = voices.cloned_ids();
+                match db.voices().await {
+                    Ok(records) => {
+                        let changed = crate::clone::sync(here, &records, &voices, voices.lexicon());
+                        if changed > 0 {
+                            tracing::debug!(changed, "cloned voices of other replicas taken up");
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "could not read the cloned voices"),
+                }
+            }
             let reloaded = if since_forget >= FORGET_EVERY {
                 limits.forget_idle();
                 since_forget = Duration::ZERO;

@@ -376,3 +376,129 @@ fn a_replica_that_stops_hands_its_running_jobs_back_at_once() {
     let done = wait_for_job(&b, KEY_A, &id, Duration::from_secs(120));
     assert_eq!(done["status"], "succeeded", "{done}");
 }
+
+#[test]
+fn job_audio_in_an_object_store_is_served_by_every_replica() {
+    let postgres = Postgres::start();
+    let s3 = common::moto::S3::start("sauti-audio");
+    let url = postgres.url();
+    let mut owned: Vec<(&str, String)> = s3.env();
+    owned.push(("SAUTI__STORAGE__URL", url));
+    owned.push(("SAUTI__STORAGE__BLOBS_URL", "s3://sauti-audio/benki".into()));
+    owned.push(("SAUTI__LIMITS__STATUS_PER_MINUTE", "1000".into()));
+    let env: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // Separate data directories: nothing is shared but the database and the bucket.
+    let (dir_a, dir_b) = (temp_dir(), temp_dir());
+    let a = Server::start(dir_a.path(), &env);
+    let b = Server::start(dir_b.path(), &env);
+    assert_eq!(get(&b.url("/readyz"), None).json()["audio"], "s3");
+
+    let reply = post_json(
+        &a.url("/v1/tts/jobs"),
+        Some(KEY_A),
+        &json!({ "text": "Ndugu mteja, akaunti yako imepokea shilingi elfu hamsini." }),
+    );
+    assert_eq!(reply.status, 202);
+    let id = reply.json()["job_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        wait_for_job(&b, KEY_A, &id, Duration::from_secs(60))["status"],
+        "succeeded"
+    );
+    let whole = get(&b.url(&format!("/v1/tts/jobs/{id}/audio")), Some(KEY_A));
+    assert_eq!(whole.status, 200);
+    let (rate, channels, seconds) = wav_properties(&whole.body);
+    assert_eq!((rate, channels), (16_000, 1));
+    assert!(seconds > 1.0, "{seconds}");
+    assert_eq!(
+        whole.header("content-length"),
+        Some(whole.body.len().to_string().as_str())
+    );
+    let from_a = get(&a.url(&format!("/v1/tts/jobs/{id}/audio")), Some(KEY_A));
+    assert_eq!(
+        from_a.body, whole.body,
+        "both replicas serve the same bytes"
+    );
+
+    // A range is read from the store as asked.
+    let part = call(
+        "GET",
+        &b.url(&format!("/v1/tts/jobs/{id}/audio")),
+        &[("xi-api-key", KEY_A), ("Range", "bytes=44-1043")],
+        None,
+    );
+    assert_eq!(part.status, 206);
+    assert_eq!(part.body, whole.body[44..1044]);
+    let total = whole.body.len();
+    assert_eq!(
+        part.header("content-range"),
+        Some(format!("bytes 44-1043/{total}").as_str())
+    );
+    // Re-encoded on the way out, from the stored WAV.
+    let mp3 = get(
+        &b.url(&format!(
+            "/v1/tts/jobs/{id}/audio?output_format=mp3_22050_32"
+        )),
+        Some(KEY_A),
+    );
+    assert_eq!(mp3.status, 200, "{}", String::from_utf8_lossy(&mp3.body));
+
+    // Published under its own key, and no temporary object is left.
+    let keys = s3.keys("sauti-audio");
+    assert_eq!(keys, vec![format!("benki/jobs/{id}.wav")], "{keys:?}");
+}
+
+#[test]
+fn a_voice_cloned_on_one_replica_speaks_on_the_other_until_deleted() {
+    let postgres = Postgres::start();
+    let data = (temp_dir(), temp_dir());
+    let url = postgres.url();
+    let env = [
+        ("SAUTI__STORAGE__URL", url.as_str()),
+        ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+        ("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "1000"),
+    ];
+    let a = Server::start(data.0.path(), &env);
+    let b = Server::start(data.1.path(), &env);
+    let reference = common::cloning::reference("low.wav");
+    let made = common::cloning::clone(
+        &a,
+        KEY_A,
+        Some(("audio/wav", &reference)),
+        &[("name", "Bi Mwanaisha"), ("consent", "true")],
+    );
+    assert_eq!(made.status, 201, "{}", String::from_utf8_lossy(&made.body));
+    let voice = made.json()["voice_id"].as_str().unwrap().to_string();
+    let until = |server: &Server, status: u16| {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let spoken = common::cloning::speak(server, KEY_A, &voice);
+            if spoken.status == status {
+                return spoken;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "still {} on {}",
+                spoken.status,
+                server.base
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    until(&b, 200);
+    // The other key still cannot use it, on either replica.
+    assert_eq!(common::cloning::speak(&b, KEY_B, &voice).status, 404);
+    let listed = get(&b.url("/v1/voices"), Some(KEY_A)).json();
+    assert!(listed.to_string().contains(&voice), "{listed}");
+
+    let deleted = method(
+        "DELETE",
+        &b.url(&format!("/v1/voices/{voice}")),
+        Some(KEY_A),
+    );
+    assert!(
+        deleted.status == 200 || deleted.status == 204,
+        "{}",
+        deleted.status
+    );
+    until(&a, 404);
+}

@@ -252,6 +252,37 @@ pub fn publish(
     Ok(profile)
 }
 
+/// Make the registry's cloned voices those of `records` (the store's, which other replicas also write):
+/// voices made elsewhere are published here, voices deleted elsewhere are withdrawn. `here` is what the
+/// registry held before `records` were read, so a voice made here meanwhile is never withdrawn. How many
+/// changed.
+pub fn sync(
+    here: Vec<(String, String)>,
+    records: &[ClonedVoiceRecord],
+    registry: &VoiceRegistry,
+    lexicon: &Lexicon,
+) -> usize {
+    let here: std::collections::HashSet<(String, String)> = here.into_iter().collect();
+    let stored: std::collections::HashSet<(String, String)> = records
+        .iter()
+        .map(|r| (r.owner.clone(), r.voice_id.clone()))
+        .collect();
+    let mut changed = 0;
+    for record in records {
+        if !here.contains(&(record.owner.clone(), record.voice_id.clone())) {
+            if let Err(why) = publish(record, registry, lexicon) {
+                tracing::error!(%why, "cloned voice made on another replica not published");
+            }
+            changed += 1;
+        }
+    }
+    for (owner, voice_id) in here.difference(&stored) {
+        registry.remove_cloned(owner, voice_id);
+        changed += 1;
+    }
+    changed
+}
+
 /// The base voice for a speaker: the configured one, or the built-in voice nearer the speaker's pitch.
 pub fn choose_base(
     registry: &VoiceRegistry,

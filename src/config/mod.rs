@@ -91,6 +91,11 @@ pub struct StorageSettings {
     /// With PostgreSQL: a running job stays its replica's this long after each sign of life (renewed every
     /// third of it); a replica that dies leaves its jobs to the others after at most this long.
     pub job_lease_seconds: u64,
+    /// Where job audio is kept: empty for files under `data_dir/jobs`, or `s3://bucket[/prefix]` for an
+    /// S3-compatible object store that every replica shares (credentials, region and endpoint from `AWS_*`
+    /// environment variables: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT`,
+    /// `AWS_ALLOW_HTTP`).
+    pub blobs_url: String,
     /// Directory for the SQLite database and job audio; created if missing.
     pub data_dir: PathBuf,
     /// Below this many bytes available on the data directory's disk, `/readyz` is not ready and new jobs and
@@ -103,6 +108,7 @@ impl Default for StorageSettings {
         Self {
             url: String::new(),
             job_lease_seconds: 30,
+            blobs_url: String::new(),
             data_dir: PathBuf::from("data"),
             min_free_bytes: 64 << 20,
         }
@@ -303,6 +309,12 @@ impl Settings {
         }
         if self.storage.job_lease_seconds < 3 {
             return invalid("storage.job_lease_seconds", "must be at least 3");
+        }
+        if !(self.storage.blobs_url.is_empty() || self.storage.blobs_url.starts_with("s3://")) {
+            return invalid(
+                "storage.blobs_url",
+                "must be empty (files in storage.data_dir) or an `s3://bucket[/prefix]` URL",
+            );
         }
         let url = self.storage.url.as_str();
         if !(url.is_empty()

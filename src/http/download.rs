@@ -1,34 +1,29 @@
-//! Files sent to clients as they are read from disk, never held whole in memory: a job's WAV may be hundreds of
-//! megabytes. A single `Range` is honoured (206 with `Content-Range`), so an interrupted download resumes where
+//! Stored audio sent to clients as it is read from disk or the object store, never held whole in memory: a
+//! job's WAV may be hundreds of megabytes. A single `Range` is honoured (206 with `Content-Range`), so an interrupted download resumes where
 //! it stopped; several ranges get the whole file (which the HTTP standard allows), and a range beyond the end is
 //! 416. A client that stops reading is dropped by the connection's write timeout (`server.write_timeout_seconds`).
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 use super::codes::ErrorCode;
 use super::problem::ApiError;
 
-/// Bytes read from disk at a time.
-const CHUNK: usize = 64 * 1024;
-
-/// A file already opened (so a deletion racing the download cannot cut it short), answered whole or in the one
-/// range asked for.
+/// Stored audio already opened (a local file then stays readable even if a deletion races the download),
+/// answered whole or in the one range asked for.
 pub async fn send_file(
-    file: std::fs::File,
+    file: crate::storage::Blob,
     request: &HeaderMap,
     headers: [(header::HeaderName, String); 2],
 ) -> Result<Response, ApiError> {
-    let storage = |e: std::io::Error| {
+    let storage = |e: crate::storage::StorageError| {
         ApiError::new(
             ErrorCode::StorageUnavailable,
             format!("reading the file failed: {e}"),
         )
     };
-    let length = file.metadata().map_err(storage)?.len();
-    let mut file = tokio::fs::File::from_std(file);
+    let length = file.len();
     let (status, start, end) = match requested_range(request, length) {
         Requested::Whole => (StatusCode::OK, 0, length),
         Requested::Range(start, last) => (StatusCode::PARTIAL_CONTENT, start, last + 1),
@@ -43,15 +38,7 @@ pub async fn send_file(
             return Ok(refused);
         }
     };
-    if start > 0 {
-        file.seek(std::io::SeekFrom::Start(start))
-            .await
-            .map_err(storage)?;
-    }
-    let body = Body::from_stream(tokio_util::io::ReaderStream::with_capacity(
-        file.take(end - start),
-        CHUNK,
-    ));
+    let body = Body::from_stream(file.range(start, end).await.map_err(storage)?);
     let mut response = (status, headers, body).into_response();
     let out = response.headers_mut();
     out.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));

@@ -35,10 +35,16 @@ impl FormatQuery {
 pub async fn reencode_wav(
     state: &AppState,
     format: OutputFormat,
-    wav: std::fs::File,
+    wav: crate::storage::Blob,
 ) -> Result<Vec<u8>, ApiError> {
+    let wav = wav.bytes().await.map_err(|e| {
+        ApiError::new(
+            ErrorCode::StorageUnavailable,
+            format!("reading the job's audio failed: {e}"),
+        )
+    })?;
     let samples = tokio::task::spawn_blocking(move || {
-        let reader = hound::WavReader::new(std::io::BufReader::new(wav))?;
+        let reader = hound::WavReader::new(std::io::Cursor::new(wav))?;
         reader
             .into_samples::<i16>()
             .map(|s| s.map(|s| f32::from(s) / 32767.0))

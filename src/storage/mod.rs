@@ -2,7 +2,7 @@
 //! data directory by default (every call on a blocking thread), PostgreSQL when `storage.url` names one — and
 //! job audio files written atomically in the data directory.
 
-mod artifacts;
+pub mod blobs;
 mod dictionaries;
 mod jobs;
 mod keys;
@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
-pub use artifacts::ArtifactStore;
+pub use blobs::{ArtifactStore, Blob, BlobStore};
 pub use dictionaries::DictionaryRecord;
 pub use jobs::{JobRecord, JobStatus};
 pub use keys::{hash_key, key_id, KeyRecord};
@@ -41,6 +41,9 @@ pub enum StorageError {
     /// A stored value could not be decoded.
     #[error("corrupt stored value: {0}")]
     Corrupt(String),
+    /// The object store holding job audio refused or failed.
+    #[error("object store: {0}")]
+    Blobs(String),
     /// PostgreSQL refused, failed or could not be reached.
     #[error("PostgreSQL: {0}")]
     Postgres(String),

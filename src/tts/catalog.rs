@@ -256,6 +256,14 @@ impl VoiceRegistry {
         cloned.len() != before
     }
 
+    /// Every cloned voice here, as (owner, voice id).
+    pub fn cloned_ids(&self) -> Vec<(String, String)> {
+        self.read_cloned()
+            .iter()
+            .map(|c| (c.owner.clone(), c.entry.info.voice_id.clone()))
+            .collect()
+    }
+
     /// How many cloned voices `owner` has.
     pub fn cloned_count(&self, owner: &str) -> usize {
         self.read_cloned()

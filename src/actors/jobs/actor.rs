@@ -43,7 +43,7 @@ pub enum ToJobsActor {
         /// Job id.
         id: String,
         /// The WAV, opened for streaming.
-        reply: RpcReplyPort<Result<std::fs::File, JobsError>>,
+        reply: RpcReplyPort<Result<crate::storage::Blob, JobsError>>,
     },
     /// A runner finished (or gave up on) a job, or found none to claim.
     Finished {
@@ -158,13 +158,12 @@ impl Actor for JobsActor {
             ToJobsActor::Audio { owner, id, reply } => {
                 let result = match owned(state, &owner, &id).await {
                     Ok(job) => match job.status {
-                        JobStatus::Succeeded => {
-                            let artifacts = state.args.artifacts.clone();
-                            tokio::task::spawn_blocking(move || artifacts.open_audio(&job.id))
-                                .await
-                                .map_err(|e| JobsError::Storage(e.to_string()))
-                                .and_then(|r| r.map_err(|e| audio_error(&id, e)))
-                        }
+                        JobStatus::Succeeded => state
+                            .args
+                            .artifacts
+                            .open(&job.id)
+                            .await
+                            .map_err(|e| audio_error(&id, e)),
                         JobStatus::Failed => Err(JobsError::Failed {
                             id,
                             reason: job.error.unwrap_or_default(),
@@ -306,9 +305,7 @@ async fn recover(args: &JobsArgs) -> bool {
         // an orphan, so only a store of this process's own clears them.
         let orphans = match args.db.shared() {
             true => 0,
-            false => tokio::task::spawn_blocking(move || artifacts.remove_orphans())
-                .await
-                .map_err(|e| StorageError::Task(e.to_string()))??,
+            false => artifacts.remove_orphans().await?,
         };
         Ok::<_, StorageError>((args.db.requeue_running().await?, orphans))
     }
@@ -338,9 +335,9 @@ async fn sweep(state: &JobsState) {
     let result = async {
         let expired = state.args.db.delete_expired_jobs(cutoff).await?;
         let deleted = expired.len();
-        tokio::task::spawn_blocking(move || expired.iter().try_for_each(|id| artifacts.remove(id)))
-            .await
-            .map_err(|e| StorageError::Task(e.to_string()))??;
+        for id in &expired {
+            artifacts.remove(id).await?;
+        }
         Ok::<_, StorageError>(deleted)
     }
     .await;

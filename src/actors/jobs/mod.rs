@@ -108,7 +108,7 @@ impl JobsHandle {
     }
 
     /// The WAV of a succeeded job of `owner`, opened for reading.
-    pub async fn audio(&self, owner: &str, id: &str) -> Result<std::fs::File, JobsError> {
+    pub async fn audio(&self, owner: &str, id: &str) -> Result<crate::storage::Blob, JobsError> {
         let (owner, id) = (owner.to_string(), id.to_string());
         self.slot
             .call(

@@ -175,18 +175,10 @@ async fn execute(job: JobRecord, context: &JobContext) -> Result<(), Outcome> {
 /// Write the job's WAV; a full disk is tried again a bounded number of times, then fails the job with a reason
 /// (nothing half-written is left behind).
 async fn store_audio(context: &JobContext, id: &str, wav: Vec<u8>) -> Result<(), Outcome> {
-    let wav = std::sync::Arc::new(wav);
+    let wav = bytes::Bytes::from(wav);
     let mut attempt = 0;
     loop {
-        let (artifacts, job_id, bytes) = (
-            context.artifacts.clone(),
-            id.to_string(),
-            std::sync::Arc::clone(&wav),
-        );
-        let written = tokio::task::spawn_blocking(move || artifacts.write(&job_id, &bytes))
-            .await
-            .map_err(|e| Outcome::Interrupted(StorageError::Task(e.to_string())))?;
-        match written {
+        match context.artifacts.publish(id, wav.clone()).await {
             Ok(()) => return Ok(()),
             Err(error) if space::is_full(&error) && attempt < FULL_DISK_RETRIES => {
                 attempt += 1;

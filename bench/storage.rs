@@ -1,0 +1,240 @@
+//! Storage engines, one replica: the embedded mode (SQLite, limits in memory) against PostgreSQL + Redis, both
+//! private servers started by the benchmark, measured in the same run with alternating rounds.
+//!
+//! From outside, through the release server: a job's whole cycle (create, poll until it succeeds, download
+//! its WAV) and `GET /v1/voices` with a valid key, one keep-alive connection, sequential requests. In process:
+//! each store call on its own (µs per call), which is where the difference goes.
+//!
+//! Run: `cargo bench --bench storage` (PostgreSQL and Redis from Debian's packages, as `tools/test.sh`
+//! installs them).
+
+#[path = "../tests/common/postgres.rs"]
+#[allow(dead_code)]
+mod postgres;
+#[path = "../tests/common/redis.rs"]
+#[allow(dead_code)]
+mod redis;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sauti::storage::{JobRecord, Storage};
+
+const KEY: &str = "bench-key-0123456789";
+const ROUNDS: usize = 3;
+const JOB_CYCLES: usize = 40;
+const VOICE_REQUESTS: usize = 3000;
+const STORE_CALLS: usize = 400;
+
+struct Server {
+    child: Child,
+    base: String,
+    _data: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(env: &[(&str, String)]) -> Server {
+        let data = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sauti"));
+        command
+            .arg("serve")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
+            .env("SAUTI__STORAGE__DATA_DIR", data.path())
+            .env("SAUTI__AUTH__API_KEYS", KEY)
+            .env("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "100000000")
+            .env("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "100000000")
+            .env("SAUTI__LIMITS__STATUS_PER_MINUTE", "100000000")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("sauti serve starts");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let base = loop {
+            let line = lines.next().and_then(Result::ok).expect("sauti listens");
+            if let Some(base) = line.strip_prefix("sauti listening on ") {
+                break base.to_string();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        Server {
+            child,
+            base,
+            _data: data,
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Milliseconds per job cycle: create, poll every 5 ms until it succeeds, download.
+fn job_cycles(agent: &ureq::Agent, base: &str) -> f64 {
+    let started = Instant::now();
+    for i in 0..JOB_CYCLES {
+        let created: serde_json::Value = agent
+            .post(&format!("{base}/v1/tts/jobs"))
+            .set("xi-api-key", KEY)
+            .send_json(
+                serde_json::json!({ "text": format!("Habari za asubuhi, kumbukumbu namba {i}.") }),
+            )
+            .expect("job created")
+            .into_json()
+            .unwrap();
+        let id = created["job_id"].as_str().unwrap().to_string();
+        loop {
+            let status: serde_json::Value = agent
+                .get(&format!("{base}/v1/tts/jobs/{id}"))
+                .set("xi-api-key", KEY)
+                .call()
+                .unwrap()
+                .into_json()
+                .unwrap();
+            if status["status"] == "succeeded" {
+                break;
+            }
+            assert_ne!(status["status"], "failed", "{status}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let mut wav = Vec::new();
+        std::io::Read::read_to_end(
+            &mut agent
+                .get(&format!("{base}/v1/tts/jobs/{id}/audio"))
+                .set("xi-api-key", KEY)
+                .call()
+                .unwrap()
+                .into_reader(),
+            &mut wav,
+        )
+        .unwrap();
+        assert!(wav.len() > 44);
+    }
+    started.elapsed().as_secs_f64() * 1000.0 / JOB_CYCLES as f64
+}
+
+/// Microseconds per `GET /v1/voices`.
+fn voices(agent: &ureq::Agent, base: &str) -> f64 {
+    let started = Instant::now();
+    for _ in 0..VOICE_REQUESTS {
+        let reply = agent
+            .get(&format!("{base}/v1/voices"))
+            .set("xi-api-key", KEY)
+            .call()
+            .unwrap();
+        let _ = reply.into_string().unwrap();
+    }
+    started.elapsed().as_secs_f64() * 1e6 / VOICE_REQUESTS as f64
+}
+
+/// Microseconds per call of each store operation a job's cycle makes.
+async fn store_calls(store: Storage) -> Vec<(&'static str, f64)> {
+    let per_call = |started: Instant| started.elapsed().as_secs_f64() * 1e6 / STORE_CALLS as f64;
+    let jobs: Vec<JobRecord> = (0..STORE_CALLS)
+        .map(|i| JobRecord::new("bench", &format!("Habari {i}"), "zuri", Default::default()))
+        .collect();
+    let started = Instant::now();
+    for job in &jobs {
+        assert!(store.insert_job_within(job, usize::MAX).await.unwrap());
+    }
+    let insert = per_call(started);
+    let started = Instant::now();
+    for job in &jobs {
+        store.job(&job.id).await.unwrap();
+    }
+    let read = per_call(started);
+    let started = Instant::now();
+    for _ in &jobs {
+        store.claim_job().await.unwrap().expect("queued");
+    }
+    let claim = per_call(started);
+    let started = Instant::now();
+    for job in &jobs {
+        store.job_succeeded(&job.id, 1.0).await.unwrap();
+    }
+    let succeed = per_call(started);
+    let started = Instant::now();
+    for _ in 0..STORE_CALLS {
+        store.keys_version().await.unwrap();
+    }
+    let keys = per_call(started);
+    store.delete_expired_jobs(i64::MAX).await.unwrap();
+    vec![
+        ("job inserted (within the per-key cap)", insert),
+        ("job read", read),
+        ("job claimed (oldest queued)", claim),
+        ("job marked succeeded (fenced)", succeed),
+        ("keys version read (every second)", keys),
+    ]
+}
+
+fn main() {
+    let pg = postgres::Postgres::start();
+    let redis = redis::Redis::start();
+    let shared_env = vec![
+        ("SAUTI__STORAGE__URL", pg.url()),
+        ("SAUTI__LIMITS__REDIS_URL", redis.url()),
+    ];
+    let embedded = Server::start(&[]);
+    let shared = Server::start(&shared_env);
+    let agent = ureq::AgentBuilder::new().build();
+    // Warm-up.
+    job_cycles(&agent, &embedded.base);
+    job_cycles(&agent, &shared.base);
+
+    let (mut cycles, mut listing) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
+    for _ in 0..ROUNDS {
+        cycles.0.push(job_cycles(&agent, &embedded.base));
+        cycles.1.push(job_cycles(&agent, &shared.base));
+        listing.0.push(voices(&agent, &embedded.base));
+        listing.1.push(voices(&agent, &shared.base));
+    }
+    drop((embedded, shared));
+
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    println!("{cores}-core machine; one replica; the benchmark's client, the server, PostgreSQL and Redis share it");
+    println!("\n## Through the server ({ROUNDS} alternating rounds, medians)\n");
+    println!("| workload | embedded (SQLite, local limits) | PostgreSQL + Redis | PostgreSQL + Redis / embedded |");
+    println!("|---|---|---|---|");
+    let (a, b) = (median(cycles.0), median(cycles.1));
+    println!("| job: create + poll + download, ms per job ({JOB_CYCLES} a round) | {a:.2} | {b:.2} | {:.2}× |", b / a);
+    let (a, b) = (median(listing.0), median(listing.1));
+    println!("| `GET /v1/voices`, µs per request ({VOICE_REQUESTS} a round) | {a:.0} | {b:.0} | {:.2}× |", b / a);
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let (sqlite, postgres) = runtime.block_on(async {
+        let open = |url: String| sauti::config::StorageSettings {
+            url,
+            data_dir: data.path().to_path_buf(),
+            ..Default::default()
+        };
+        let sqlite = sauti::storage::open(&open(String::new())).await.unwrap();
+        let postgres = sauti::storage::open(&open(pg.url())).await.unwrap();
+        (
+            store_calls(Arc::clone(&sqlite)).await,
+            store_calls(Arc::clone(&postgres)).await,
+        )
+    });
+    println!(
+        "\n## Where the time goes: each store call on its own (µs per call, {STORE_CALLS} calls)\n"
+    );
+    println!("| call | SQLite | PostgreSQL | PostgreSQL / SQLite |");
+    println!("|---|---|---|---|");
+    for ((name, s), (_, p)) in sqlite.iter().zip(&postgres) {
+        println!("| {name} | {s:.0} | {p:.0} | {:.1}× |", p / s);
+    }
+}
