@@ -149,6 +149,7 @@ pub async fn serve(
         ),
         stopping: stopping.clone(),
         limits: Arc::clone(&limits),
+        db: db.clone(),
     });
     let app = front(state, keys, limits);
 

@@ -44,6 +44,9 @@ cargo clippy --all-targets --locked --features fault-injection -- -D warnings
 echo "== cargo test"
 cargo test --locked
 
+echo "== the service conformance tests against two replicas sharing PostgreSQL, Redis and an S3 bucket"
+SAUTI_TEST_REPLICAS=2 cargo test --locked --test service_http --test voice_cloning
+
 echo "== supervision under injected faults"
 cargo test --locked --features fault-injection --test supervision
 

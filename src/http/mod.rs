@@ -87,6 +87,36 @@ pub struct Shared {
     pub stopping: tokio_util::sync::CancellationToken,
     /// The rate limits (for `/readyz` to report where they are counted).
     pub limits: Arc<RateLimits>,
+    /// Where keys, jobs, voices and dictionaries are kept.
+    pub db: crate::storage::Storage,
+}
+
+impl Shared {
+    /// Whether `owner` may use the voice `voice_id`. With a store other replicas share, a cloned voice made
+    /// on another replica a moment ago is looked up there and taken up here at once.
+    pub async fn has_voice(&self, owner: &str, voice_id: &str) -> bool {
+        if self.voices.get_for(owner, voice_id).is_some() {
+            return true;
+        }
+        if !self.db.shared() || !voice_id.starts_with("cv_") {
+            return false;
+        }
+        match self.db.voice(owner, voice_id).await {
+            Ok(Some(record)) => {
+                if let Err(why) =
+                    crate::clone::publish(&record, &self.voices, self.voices.lexicon())
+                {
+                    tracing::error!(%why, "cloned voice made on another replica not published");
+                }
+                self.voices.get_for(owner, voice_id).is_some()
+            }
+            Ok(None) => false,
+            Err(error) => {
+                tracing::warn!(%error, "a cloned voice could not be looked up");
+                false
+            }
+        }
+    }
 }
 
 /// Every documented route: `/v1` (authenticated by the front) and the open operational routes.

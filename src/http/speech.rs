@@ -126,7 +126,7 @@ pub async fn text_to_speech(
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,
 ) -> Result<Response, ApiError> {
-    if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
+    if !state.has_voice(&caller.key_id, &voice_id).await {
         return Err(ApiError::not_found(format!("voice {voice_id:?} not found")));
     }
     let chars = check_text(&request.text, TTS_MAX_CHARS)?;

@@ -37,7 +37,7 @@ async fn check(
     query: &FormatQuery,
     request: &TtsRequest,
 ) -> Result<Checked, ApiError> {
-    if state.voices.get_for(&caller.key_id, voice_id).is_none() {
+    if !state.has_voice(&caller.key_id, voice_id).await {
         return Err(ApiError::not_found(format!("voice {voice_id:?} not found")));
     }
     let chars = check_speakable("text", &request.text, TTS_MAX_CHARS)?;

@@ -53,6 +53,7 @@ pub async fn get(
     Extension(caller): Extension<Caller>,
     ApiPath(voice_id): ApiPath<String>,
 ) -> Result<Json<VoiceInfo>, ApiError> {
+    state.has_voice(&caller.key_id, &voice_id).await;
     state
         .voices
         .get_for(&caller.key_id, &voice_id)

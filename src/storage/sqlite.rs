@@ -125,6 +125,18 @@ impl Store for Database {
         self.run(|c| voices::all(c)).await
     }
 
+    async fn voice(
+        &self,
+        owner: &str,
+        voice_id: &str,
+    ) -> Result<Option<ClonedVoiceRecord>, StorageError> {
+        let (owner, voice_id) = (owner.to_string(), voice_id.to_string());
+        let all = self.run(|c| voices::all(c)).await?;
+        Ok(all
+            .into_iter()
+            .find(|v| v.owner == owner && v.voice_id == voice_id))
+    }
+
     async fn delete_voice(&self, owner: &str, voice_id: &str) -> Result<bool, StorageError> {
         let (owner, voice_id) = (owner.to_string(), voice_id.to_string());
         self.run(move |c| voices::delete(c, &owner, &voice_id))

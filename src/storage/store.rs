@@ -99,6 +99,12 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<bool, StorageError>;
     /// Every cloned voice.
     async fn voices(&self) -> Result<Vec<ClonedVoiceRecord>, StorageError>;
+    /// `owner`'s voice by id (another key's is not found).
+    async fn voice(
+        &self,
+        owner: &str,
+        voice_id: &str,
+    ) -> Result<Option<ClonedVoiceRecord>, StorageError>;
     /// Delete `owner`'s voice; whether it existed.
     async fn delete_voice(&self, owner: &str, voice_id: &str) -> Result<bool, StorageError>;
 

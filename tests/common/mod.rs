@@ -26,12 +26,15 @@ use std::time::{Duration, Instant};
 pub const KEY_A: &str = "test-key-alpha-0001";
 pub const KEY_B: &str = "test-key-bravo-0002";
 
-/// A running server process; killed when dropped.
+/// A running server process; killed when dropped. With `SAUTI_TEST_REPLICAS=2` it is two replicas sharing a
+/// private PostgreSQL, Redis and S3 bucket, and [`Server::url`] alternates between them request by request.
 pub struct Server {
     pub child: Child,
     pub base: String,
     /// The development key the server printed, if it made one.
     pub created_key: Option<String>,
+    /// The second replica, when there is one.
+    pub replica: Option<Box<replicas::Replica>>,
 }
 
 impl Server {
@@ -57,6 +60,30 @@ impl Server {
     }
 
     fn spawn(data_dir: &Path, config: Option<&Path>, env: &[(&str, &str)]) -> Server {
+        if replicas::wanted() {
+            return replicas::start(data_dir, config, env);
+        }
+        Self::spawn_one(data_dir, config, env)
+    }
+
+    /// One server process.
+    fn spawn_one(data_dir: &Path, config: Option<&Path>, env: &[(&str, &str)]) -> Server {
+        let (child, base, created_key) = Self::launch(data_dir, config, env);
+        Server {
+            child,
+            base,
+            created_key,
+            replica: None,
+        }
+    }
+
+    /// Start `sauti serve` and wait until it listens: the process, its base URL and the development key it
+    /// printed, if any.
+    fn launch(
+        data_dir: &Path,
+        config: Option<&Path>,
+        env: &[(&str, &str)],
+    ) -> (Child, String, Option<String>) {
         let mut command = Command::new(env!("CARGO_BIN_EXE_sauti"));
         command.arg("serve");
         if let Some(config) = config {
@@ -93,24 +120,27 @@ impl Server {
                 .filter(|k| k.starts_with("sk_sauti_"))
                 .map(str::to_string);
         };
-        let server = Server {
-            child,
-            base,
-            created_key,
-        };
         // Keep draining stdout so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        server
+        (child, base, created_key)
     }
 
+    /// `path` on this server; with two replicas, on each in turn.
     pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+        let base = match &self.replica {
+            Some(replica) => replica.next_base(&self.base),
+            None => &self.base,
+        };
+        format!("{base}{path}")
     }
 
     /// kill -9.
     pub fn crash(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(replica) = self.replica.as_mut() {
+            replica.kill();
+        }
     }
 
     /// SIGTERM, then the exit status within `limit`.
@@ -134,6 +164,84 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+pub mod replicas {
+    //! The two-replica mode of [`Server`](super::Server): the service conformance tests run unchanged against
+    //! two replicas sharing PostgreSQL, Redis and an S3 bucket, each request going to the other replica.
+
+    use std::path::Path;
+    use std::process::Child;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::Server;
+
+    /// Whether `SAUTI_TEST_REPLICAS=2` asks for two replicas.
+    pub fn wanted() -> bool {
+        std::env::var("SAUTI_TEST_REPLICAS").is_ok_and(|v| v == "2")
+    }
+
+    /// The second replica and the services both share; stopped when dropped.
+    pub struct Replica {
+        child: Child,
+        base: String,
+        turn: AtomicUsize,
+        _postgres: super::postgres::Postgres,
+        _redis: super::redis::Redis,
+        _s3: super::moto::S3,
+    }
+
+    impl Replica {
+        /// The base URL of the replica whose turn it is.
+        pub fn next_base<'a>(&'a self, first: &'a str) -> &'a str {
+            match self.turn.fetch_add(1, Ordering::Relaxed) % 2 {
+                0 => first,
+                _ => &self.base,
+            }
+        }
+
+        pub fn kill(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    impl Drop for Replica {
+        fn drop(&mut self) {
+            self.kill();
+        }
+    }
+
+    /// Two replicas with `env`, each with a data directory of its own, sharing fresh private services.
+    pub fn start(data_dir: &Path, config: Option<&Path>, env: &[(&str, &str)]) -> Server {
+        let postgres = super::postgres::Postgres::start();
+        let redis = super::redis::Redis::start();
+        let s3 = super::moto::S3::start("replicas");
+        let mut owned: Vec<(&str, String)> = s3.env();
+        owned.push(("SAUTI__STORAGE__URL", postgres.url()));
+        owned.push(("SAUTI__STORAGE__BLOBS_URL", "s3://replicas/audio".into()));
+        owned.push(("SAUTI__LIMITS__REDIS_URL", redis.url()));
+        // Both read the same models; each keeps its scratch files in a directory of its own.
+        owned.push((
+            "SAUTI__MODELS__DIR",
+            data_dir.join("models").display().to_string(),
+        ));
+        let mut all: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        all.extend_from_slice(env);
+        let mut first = Server::spawn_one(data_dir, config, &all);
+        let second_dir = data_dir.join("replica-b");
+        std::fs::create_dir_all(&second_dir).unwrap();
+        let (child, base, _) = Server::launch(&second_dir, config, &all);
+        first.replica = Some(Box::new(Replica {
+            child,
+            base,
+            turn: AtomicUsize::new(0),
+            _postgres: postgres,
+            _redis: redis,
+            _s3: s3,
+        }));
+        first
     }
 }
 

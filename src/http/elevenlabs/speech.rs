@@ -103,7 +103,7 @@ pub async fn prepare(
     query: SpeechQuery,
     request: ElevenSpeechRequest,
 ) -> Result<Prepared, ApiError> {
-    if state.voices.get_for(&caller.key_id, voice_id).is_none() {
+    if !state.has_voice(&caller.key_id, voice_id).await {
         return Err(ApiError::not_found(format!(
             "voice {voice_id:?} not found; GET /elevenlabs/v1/voices lists the voices"
         )));

@@ -232,6 +232,7 @@ pub async fn get(
     Extension(caller): Extension<Caller>,
     ApiPath(voice_id): ApiPath<String>,
 ) -> Result<Json<ElevenVoice>, ApiError> {
+    state.has_voice(&caller.key_id, &voice_id).await;
     state
         .voices
         .get_for(&caller.key_id, &voice_id)

@@ -89,7 +89,7 @@ pub async fn create(
     let voice_id = match request.voice {
         VoiceRef::Id(id) | VoiceRef::Object { id } => id,
     };
-    if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
+    if !state.has_voice(&caller.key_id, &voice_id).await {
         return Err(ApiError::not_found(format!(
             "voice {voice_id:?} not found; GET /v1/voices lists the voices"
         )));

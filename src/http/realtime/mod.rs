@@ -114,7 +114,7 @@ async fn check(
     let voice_id = query
         .voice_id
         .unwrap_or_else(|| state.settings.tts.agent_voice.clone());
-    if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
+    if !state.has_voice(&caller.key_id, &voice_id).await {
         return Err(ApiError::not_found(format!(
             "voice_id {voice_id:?} not found"
         )));

@@ -2,7 +2,7 @@
 //! replica renews as it makes progress: a job whose replica died is queued again once its lease lapses, and
 //! only the lease holder can finish a job, so a job never completes twice.
 
-use super::{failed, PgStore};
+use super::{failed, prepared, PgStore};
 use crate::storage::jobs::{decode, encode, entered, COLUMNS};
 use crate::storage::{now_rfc3339, unix_now, JobRecord, StorageError};
 
@@ -36,12 +36,19 @@ pub(super) async fn insert_within(
     let mut client = store.client().await?;
     let tx = client.transaction().await.map_err(failed)?;
     // One owner's creations are counted one at a time, whichever replica takes them.
-    tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&job.owner])
-        .await
-        .map_err(failed)?;
+    tx.execute(
+        &prepared(&tx, "SELECT pg_advisory_xact_lock(hashtext($1))").await?,
+        &[&job.owner],
+    )
+    .await
+    .map_err(failed)?;
     let unfinished: i64 = tx
         .query_one(
-            "SELECT COUNT(*) FROM jobs WHERE owner = $1 AND status IN ('queued', 'running')",
+            &prepared(
+                &tx,
+                "SELECT COUNT(*) FROM jobs WHERE owner = $1 AND status IN ('queued', 'running')",
+            )
+            .await?,
             &[&job.owner],
         )
         .await
@@ -51,8 +58,8 @@ pub(super) async fn insert_within(
         return Ok(false);
     }
     tx.execute(
-        "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix, pronunciation)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        &prepared(&tx, "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix, pronunciation)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)").await?,
         &[
             &job.id,
             &job.owner,
@@ -68,9 +75,12 @@ pub(super) async fn insert_within(
     .await
     .map_err(failed)?;
     // Delivered to the listening replicas when the transaction commits.
-    tx.execute("SELECT pg_notify($1, '')", &[&CHANNEL])
-        .await
-        .map_err(failed)?;
+    tx.execute(
+        &prepared(&tx, "SELECT pg_notify($1, '')").await?,
+        &[&CHANNEL],
+    )
+    .await
+    .map_err(failed)?;
     tx.commit().await.map_err(failed)?;
     entered(job.status.as_str());
     Ok(true)
@@ -80,7 +90,7 @@ pub(super) async fn get(store: &PgStore, id: &str) -> Result<Option<JobRecord>, 
     let client = store.client().await?;
     let sql = format!("SELECT {COLUMNS} FROM jobs WHERE id = $1");
     client
-        .query_opt(&sql, &[&id])
+        .query_opt(&prepared(&client, &sql).await?, &[&id])
         .await
         .map_err(failed)?
         .as_ref()
@@ -97,7 +107,7 @@ pub(super) async fn start(store: &PgStore, id: &str) -> Result<Option<JobRecord>
     );
     let started = client
         .query_opt(
-            &sql,
+            &prepared(&client, &sql).await?,
             &[&id, &now_rfc3339(), &store.replica, &store.lease_seconds],
         )
         .await
@@ -122,7 +132,7 @@ pub(super) async fn claim(store: &PgStore) -> Result<Option<JobRecord>, StorageE
     );
     let claimed = client
         .query_opt(
-            &sql,
+            &prepared(&client, &sql).await?,
             &[&now_rfc3339(), &store.replica, &store.lease_seconds],
         )
         .await
@@ -138,8 +148,12 @@ pub(super) async fn renew(store: &PgStore, id: &str) -> Result<bool, StorageErro
     let client = store.client().await?;
     let renewed = client
         .execute(
-            "UPDATE jobs SET lease_until = now() + make_interval(secs => $3)
+            &prepared(
+                &client,
+                "UPDATE jobs SET lease_until = now() + make_interval(secs => $3)
              WHERE id = $1 AND status = 'running' AND lease_owner = $2",
+            )
+            .await?,
             &[&id, &store.replica, &store.lease_seconds],
         )
         .await
@@ -152,11 +166,11 @@ pub(super) async fn release(store: &PgStore) -> Result<usize, StorageError> {
     let client = store.client().await?;
     let released = client
         .execute(
-            "WITH released AS (
+            &prepared(&client, "WITH released AS (
                  UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
                  WHERE status = 'running' AND lease_owner = $1 RETURNING id
              )
-             SELECT pg_notify($2, '') FROM released",
+             SELECT pg_notify($2, '') FROM released").await?,
             &[&store.replica, &CHANNEL],
         )
         .await
@@ -168,8 +182,12 @@ pub(super) async fn progress(store: &PgStore, id: &str, progress: f64) -> Result
     let client = store.client().await?;
     client
         .execute(
-            "UPDATE jobs SET progress = $2, lease_until = now() + make_interval(secs => $4)
+            &prepared(
+                &client,
+                "UPDATE jobs SET progress = $2, lease_until = now() + make_interval(secs => $4)
              WHERE id = $1 AND status = 'running' AND lease_owner = $3",
+            )
+            .await?,
             &[&id, &progress, &store.replica, &store.lease_seconds],
         )
         .await
@@ -186,9 +204,9 @@ pub(super) async fn succeeded(
     let client = store.client().await?;
     let changed = client
         .execute(
-            "UPDATE jobs SET status = 'succeeded', progress = 1, completed_at = $3, completed_unix = $4,
+            &prepared(&client, "UPDATE jobs SET status = 'succeeded', progress = 1, completed_at = $3, completed_unix = $4,
                  audio_seconds = $5, lease_owner = NULL, lease_until = NULL
-             WHERE id = $1 AND status = 'running' AND lease_owner = $2",
+             WHERE id = $1 AND status = 'running' AND lease_owner = $2").await?,
             &[&id, &store.replica, &now_rfc3339(), &unix_now(), &audio_seconds],
         )
         .await
@@ -208,9 +226,9 @@ pub(super) async fn failed_with(
     let client = store.client().await?;
     let changed = client
         .execute(
-            "UPDATE jobs SET status = 'failed', completed_at = $3, completed_unix = $4, error = $5,
+            &prepared(&client, "UPDATE jobs SET status = 'failed', completed_at = $3, completed_unix = $4, error = $5,
                  lease_owner = NULL, lease_until = NULL
-             WHERE id = $1 AND status = 'running' AND lease_owner = $2",
+             WHERE id = $1 AND status = 'running' AND lease_owner = $2").await?,
             &[&id, &store.replica, &now_rfc3339(), &unix_now(), &error],
         )
         .await
@@ -227,11 +245,11 @@ pub(super) async fn requeue_running(store: &PgStore) -> Result<usize, StorageErr
     let client = store.client().await?;
     let changed = client
         .execute(
-            "WITH lapsed AS (
+            &prepared(&client, "WITH lapsed AS (
                  UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
                  WHERE status = 'running' AND lease_until < now() RETURNING id
              )
-             SELECT pg_notify($1, '') FROM lapsed",
+             SELECT pg_notify($1, '') FROM lapsed").await?,
             &[&CHANNEL],
         )
         .await
@@ -243,7 +261,11 @@ pub(super) async fn queued(store: &PgStore) -> Result<Vec<String>, StorageError>
     let client = store.client().await?;
     let rows = client
         .query(
-            "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_unix, seq",
+            &prepared(
+                &client,
+                "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_unix, seq",
+            )
+            .await?,
             &[],
         )
         .await
@@ -258,7 +280,7 @@ pub(super) async fn delete_expired(
     let client = store.client().await?;
     let rows = client
         .query(
-            "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND completed_unix < $1 RETURNING id",
+            &prepared(&client, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND completed_unix < $1 RETURNING id").await?,
             &[&before_unix],
         )
         .await

@@ -48,6 +48,14 @@ pub(super) fn failed(error: impl Into<PgFailure>) -> StorageError {
     StorageError::Postgres(error.into().0)
 }
 
+/// `sql` prepared once per connection and kept, so each later use is one round trip.
+pub(super) async fn prepared<C: deadpool_postgres::GenericClient + Sync>(
+    client: &C,
+    sql: &str,
+) -> Result<tokio_postgres::Statement, StorageError> {
+    client.prepare_cached(sql).await.map_err(failed)
+}
+
 /// The text of a failure from the driver or the pool.
 pub(super) struct PgFailure(String);
 
@@ -85,7 +93,7 @@ impl PgStore {
             config.clone(),
             NoTls,
             ManagerConfig {
-                recycling_method: RecyclingMethod::Verified,
+                recycling_method: RecyclingMethod::Fast,
             },
         );
         let pool = Pool::builder(manager)
@@ -115,9 +123,12 @@ impl PgStore {
     pub async fn migrate(&self) -> Result<i64, StorageError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(failed)?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
-            .await
-            .map_err(failed)?;
+        tx.execute(
+            &prepared(&tx, "SELECT pg_advisory_xact_lock($1)").await?,
+            &[&MIGRATION_LOCK],
+        )
+        .await
+        .map_err(failed)?;
         tx.batch_execute(
             "CREATE TABLE IF NOT EXISTS sauti_schema (
                 version BIGINT PRIMARY KEY,
@@ -127,7 +138,10 @@ impl PgStore {
         .await
         .map_err(failed)?;
         let found: i64 = tx
-            .query_one("SELECT COALESCE(MAX(version), 0) FROM sauti_schema", &[])
+            .query_one(
+                &prepared(&tx, "SELECT COALESCE(MAX(version), 0) FROM sauti_schema").await?,
+                &[],
+            )
             .await
             .map_err(failed)?
             .get(0);
@@ -141,7 +155,7 @@ impl PgStore {
             let version = index as i64 + 1;
             tx.batch_execute(step).await.map_err(failed)?;
             tx.execute(
-                "INSERT INTO sauti_schema (version) VALUES ($1)",
+                &prepared(&tx, "INSERT INTO sauti_schema (version) VALUES ($1)").await?,
                 &[&version],
             )
             .await
@@ -171,7 +185,11 @@ impl Store for PgStore {
         let client = self.client().await?;
         client
             .query_one(
-                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                &prepared(
+                    &client,
+                    "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                )
+                .await?,
                 &[],
             )
             .await
@@ -195,14 +213,21 @@ impl Store for PgStore {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(failed)?;
         tx.execute(
-            "INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)",
+            &prepared(
+                &tx,
+                "INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)",
+            )
+            .await?,
             &[&record.id, &record.name, &record.hash, &record.created_at],
         )
         .await
         .map_err(failed)?;
-        tx.execute("UPDATE key_revision SET revision = revision + 1", &[])
-            .await
-            .map_err(failed)?;
+        tx.execute(
+            &prepared(&tx, "UPDATE key_revision SET revision = revision + 1").await?,
+            &[],
+        )
+        .await
+        .map_err(failed)?;
         tx.commit().await.map_err(failed)?;
         Ok(record)
     }
@@ -211,7 +236,7 @@ impl Store for PgStore {
         let client = self.client().await?;
         let rows = client
             .query(
-                "SELECT id, name, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id",
+                &prepared(&client, "SELECT id, name, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id").await?,
                 &[],
             )
             .await
@@ -233,15 +258,22 @@ impl Store for PgStore {
         let tx = client.transaction().await.map_err(failed)?;
         let changed = tx
             .execute(
-                "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
+                &prepared(
+                    &tx,
+                    "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
+                )
+                .await?,
                 &[&id, &now_rfc3339()],
             )
             .await
             .map_err(failed)?;
         if changed > 0 {
-            tx.execute("UPDATE key_revision SET revision = revision + 1", &[])
-                .await
-                .map_err(failed)?;
+            tx.execute(
+                &prepared(&tx, "UPDATE key_revision SET revision = revision + 1").await?,
+                &[],
+            )
+            .await
+            .map_err(failed)?;
         }
         tx.commit().await.map_err(failed)?;
         Ok(changed > 0)
@@ -250,7 +282,10 @@ impl Store for PgStore {
     async fn any_key(&self) -> Result<bool, StorageError> {
         let client = self.client().await?;
         let row = client
-            .query_opt("SELECT id FROM api_keys LIMIT 1", &[])
+            .query_opt(
+                &prepared(&client, "SELECT id FROM api_keys LIMIT 1").await?,
+                &[],
+            )
             .await
             .map_err(failed)?;
         Ok(row.is_some())
@@ -259,7 +294,10 @@ impl Store for PgStore {
     async fn keys_version(&self) -> Result<i64, StorageError> {
         let client = self.client().await?;
         let row = client
-            .query_one("SELECT revision FROM key_revision", &[])
+            .query_one(
+                &prepared(&client, "SELECT revision FROM key_revision").await?,
+                &[],
+            )
             .await
             .map_err(failed)?;
         Ok(row.get(0))
@@ -327,6 +365,14 @@ impl Store for PgStore {
 
     async fn voices(&self) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
         records::voices(self).await
+    }
+
+    async fn voice(
+        &self,
+        owner: &str,
+        voice_id: &str,
+    ) -> Result<Option<ClonedVoiceRecord>, StorageError> {
+        records::voice(self, owner, voice_id).await
     }
 
     async fn delete_voice(&self, owner: &str, voice_id: &str) -> Result<bool, StorageError> {

@@ -1,7 +1,7 @@
 //! Cloned voices and pronunciation dictionaries in PostgreSQL: each owner's records, created within a cap
 //! that concurrent requests on any replica cannot pass together.
 
-use super::{failed, PgStore};
+use super::{failed, prepared, PgStore};
 use crate::storage::dictionaries::{decode, COLUMNS};
 use crate::storage::{ClonedVoiceRecord, DictionaryRecord, StorageError};
 
@@ -14,14 +14,22 @@ async fn room_for(
     max: usize,
 ) -> Result<bool, StorageError> {
     tx.execute(
-        "SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))",
+        &prepared(
+            tx,
+            "SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))",
+        )
+        .await?,
         &[&table, &owner],
     )
     .await
     .map_err(failed)?;
     let count: i64 = tx
         .query_one(
-            &format!("SELECT COUNT(*) FROM {table} WHERE owner = $1"),
+            &prepared(
+                tx,
+                &format!("SELECT COUNT(*) FROM {table} WHERE owner = $1"),
+            )
+            .await?,
             &[&owner],
         )
         .await
@@ -41,8 +49,8 @@ pub(super) async fn insert_voice_within(
         return Ok(false);
     }
     tx.execute(
-        "INSERT INTO cloned_voices (voice_id, owner, name, profile, created_at, source_sha256, consent)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        &prepared(&tx, "INSERT INTO cloned_voices (voice_id, owner, name, profile, created_at, source_sha256, consent)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)").await?,
         &[
             &voice.voice_id,
             &voice.owner,
@@ -59,28 +67,54 @@ pub(super) async fn insert_voice_within(
     Ok(true)
 }
 
+pub(super) async fn voice(
+    store: &PgStore,
+    owner: &str,
+    voice_id: &str,
+) -> Result<Option<ClonedVoiceRecord>, StorageError> {
+    let client = store.client().await?;
+    let row = client
+        .query_opt(
+            &prepared(
+                &client,
+                "SELECT voice_id, owner, name, profile, created_at, source_sha256, consent
+                 FROM cloned_voices WHERE owner = $1 AND voice_id = $2",
+            )
+            .await?,
+            &[&owner, &voice_id],
+        )
+        .await
+        .map_err(failed)?;
+    Ok(row.as_ref().map(voice_row))
+}
+
+fn voice_row(r: &tokio_postgres::Row) -> ClonedVoiceRecord {
+    ClonedVoiceRecord {
+        voice_id: r.get(0),
+        owner: r.get(1),
+        name: r.get(2),
+        profile: r.get(3),
+        created_at: r.get(4),
+        source_sha256: r.get(5),
+        consent: r.get(6),
+    }
+}
+
 pub(super) async fn voices(store: &PgStore) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
     let client = store.client().await?;
     let rows = client
         .query(
-            "SELECT voice_id, owner, name, profile, created_at, source_sha256, consent
+            &prepared(
+                &client,
+                "SELECT voice_id, owner, name, profile, created_at, source_sha256, consent
              FROM cloned_voices ORDER BY created_at, voice_id",
+            )
+            .await?,
             &[],
         )
         .await
         .map_err(failed)?;
-    Ok(rows
-        .iter()
-        .map(|r| ClonedVoiceRecord {
-            voice_id: r.get(0),
-            owner: r.get(1),
-            name: r.get(2),
-            profile: r.get(3),
-            created_at: r.get(4),
-            source_sha256: r.get(5),
-            consent: r.get(6),
-        })
-        .collect())
+    Ok(rows.iter().map(voice_row).collect())
 }
 
 pub(super) async fn delete_voice(
@@ -91,7 +125,11 @@ pub(super) async fn delete_voice(
     let client = store.client().await?;
     let removed = client
         .execute(
-            "DELETE FROM cloned_voices WHERE owner = $1 AND voice_id = $2",
+            &prepared(
+                &client,
+                "DELETE FROM cloned_voices WHERE owner = $1 AND voice_id = $2",
+            )
+            .await?,
             &[&owner, &voice_id],
         )
         .await
@@ -125,8 +163,8 @@ pub(super) async fn insert_dictionary_within(
         return Ok(false);
     }
     tx.execute(
-        "INSERT INTO pronunciation_dictionaries (id, owner, name, description, version_id, rules, created_unix)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        &prepared(&tx, "INSERT INTO pronunciation_dictionaries (id, owner, name, description, version_id, rules, created_unix)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)").await?,
         &[
             &dictionary.id,
             &dictionary.owner,
@@ -152,7 +190,7 @@ pub(super) async fn dictionary(
     let sql =
         format!("SELECT {COLUMNS} FROM pronunciation_dictionaries WHERE owner = $1 AND id = $2");
     client
-        .query_opt(&sql, &[&owner, &id])
+        .query_opt(&prepared(&client, &sql).await?, &[&owner, &id])
         .await
         .map_err(failed)?
         .as_ref()
@@ -176,7 +214,7 @@ pub(super) async fn dictionaries(
         i64::try_from(offset).unwrap_or(0),
     );
     let rows = client
-        .query(&sql, &[&owner, &limit, &offset])
+        .query(&prepared(&client, &sql).await?, &[&owner, &limit, &offset])
         .await
         .map_err(failed)?;
     rows.iter().map(dictionary_row).collect()
@@ -190,7 +228,11 @@ pub(super) async fn delete_dictionary(
     let client = store.client().await?;
     let removed = client
         .execute(
-            "DELETE FROM pronunciation_dictionaries WHERE owner = $1 AND id = $2",
+            &prepared(
+                &client,
+                "DELETE FROM pronunciation_dictionaries WHERE owner = $1 AND id = $2",
+            )
+            .await?,
             &[&owner, &id],
         )
         .await
