@@ -182,7 +182,8 @@ async fn store_calls(store: Storage) -> Vec<(&'static str, f64)> {
 }
 
 fn main() {
-    let pg = postgres::Postgres::start();
+    // A database each: replicas sharing one would share its queue, and each keeps its audio on its own disk.
+    let (pg, pg_alone) = (postgres::Postgres::start(), postgres::Postgres::start());
     let redis = redis::Redis::start();
     let shared_env = vec![
         ("SAUTI__STORAGE__URL", pg.url()),
@@ -192,7 +193,7 @@ fn main() {
     // database's share from Redis's), PostgreSQL + Redis.
     let servers = [
         Server::start(&[]),
-        Server::start(&shared_env[..1]),
+        Server::start(&[("SAUTI__STORAGE__URL", pg_alone.url())]),
         Server::start(&shared_env),
     ];
     let agent = ureq::AgentBuilder::new().build();

@@ -80,6 +80,14 @@ pub async fn serve(
     let settings = Arc::new(settings);
     let db = crate::storage::open(&settings.storage).await?;
     let artifacts = crate::storage::blobs::open(&settings.storage)?;
+    if db.shared() && artifacts.engine() == "local" {
+        tracing::warn!(
+            data_dir = %settings.storage.data_dir.display(),
+            "storage.url is shared but job audio is kept on this machine: replicas sharing the database must \
+             share storage.blobs_url (an object store) or this folder, or a job run by one cannot be downloaded \
+             from another"
+        );
+    }
     let created_key = ensure_a_key(&settings, db.as_ref()).await?;
     let keys = KeyRing::new(&settings.auth.api_keys);
     keys.refresh(db.as_ref()).await?;

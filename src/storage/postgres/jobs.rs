@@ -145,53 +145,32 @@ pub(super) async fn claim(store: &PgStore) -> Result<Option<JobRecord>, StorageE
 
 /// Extend this replica's lease on a running job; false when the lease is no longer this replica's.
 pub(super) async fn renew(store: &PgStore, id: &str) -> Result<bool, StorageError> {
-    let client = store.client().await?;
-    let renewed = client
-        .execute(
-            &prepared(
-                &client,
-                "UPDATE jobs SET lease_until = now() + make_interval(secs => $3)
-             WHERE id = $1 AND status = 'running' AND lease_owner = $2",
-            )
-            .await?,
-            &[&id, &store.replica, &store.lease_seconds],
-        )
-        .await
-        .map_err(failed)?;
+    let sql = "UPDATE jobs SET lease_until = now() + make_interval(secs => $3)
+               WHERE id = $1 AND status = 'running' AND lease_owner = $2";
+    let renewed = store
+        .execute(sql, &[&id, &store.replica, &store.lease_seconds])
+        .await?;
     Ok(renewed == 1)
 }
 
 /// This replica's running jobs back to the queue, announced to the others.
 pub(super) async fn release(store: &PgStore) -> Result<usize, StorageError> {
-    let client = store.client().await?;
-    let released = client
-        .execute(
-            &prepared(&client, "WITH released AS (
-                 UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
-                 WHERE status = 'running' AND lease_owner = $1 RETURNING id
-             )
-             SELECT pg_notify($2, '') FROM released").await?,
-            &[&store.replica, &CHANNEL],
-        )
-        .await
-        .map_err(failed)?;
+    let sql = "WITH released AS (
+                   UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
+                   WHERE status = 'running' AND lease_owner = $1 RETURNING id
+               )
+               SELECT pg_notify($2, '') FROM released";
+    let released = store.execute(sql, &[&store.replica, &CHANNEL]).await?;
     Ok(released as usize)
 }
 
+/// A running job's progress, which also renews its lease.
 pub(super) async fn progress(store: &PgStore, id: &str, progress: f64) -> Result<(), StorageError> {
-    let client = store.client().await?;
-    client
-        .execute(
-            &prepared(
-                &client,
-                "UPDATE jobs SET progress = $2, lease_until = now() + make_interval(secs => $4)
-             WHERE id = $1 AND status = 'running' AND lease_owner = $3",
-            )
-            .await?,
-            &[&id, &progress, &store.replica, &store.lease_seconds],
-        )
-        .await
-        .map_err(failed)?;
+    let sql = "UPDATE jobs SET progress = $2, lease_until = now() + make_interval(secs => $4)
+               WHERE id = $1 AND status = 'running' AND lease_owner = $3";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+        [&id, &progress, &store.replica, &store.lease_seconds];
+    store.execute(sql, &params).await?;
     Ok(())
 }
 
@@ -201,20 +180,17 @@ pub(super) async fn succeeded(
     id: &str,
     audio_seconds: f64,
 ) -> Result<bool, StorageError> {
-    let client = store.client().await?;
-    let changed = client
-        .execute(
-            &prepared(&client, "UPDATE jobs SET status = 'succeeded', progress = 1, completed_at = $3, completed_unix = $4,
-                 audio_seconds = $5, lease_owner = NULL, lease_until = NULL
-             WHERE id = $1 AND status = 'running' AND lease_owner = $2").await?,
-            &[&id, &store.replica, &now_rfc3339(), &unix_now(), &audio_seconds],
-        )
-        .await
-        .map_err(failed)?;
-    if changed == 1 {
-        entered("succeeded");
-    }
-    Ok(changed == 1)
+    let sql = "UPDATE jobs SET status = 'succeeded', progress = 1, completed_at = $3, completed_unix = $4,
+                   audio_seconds = $5, lease_owner = NULL, lease_until = NULL
+               WHERE id = $1 AND status = 'running' AND lease_owner = $2";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
+        &id,
+        &store.replica,
+        &now_rfc3339(),
+        &unix_now(),
+        &audio_seconds,
+    ];
+    finished(store.execute(sql, &params).await?, "succeeded")
 }
 
 /// running → failed, only while this replica holds the job's lease (fenced).
@@ -223,18 +199,19 @@ pub(super) async fn failed_with(
     id: &str,
     error: &str,
 ) -> Result<bool, StorageError> {
-    let client = store.client().await?;
-    let changed = client
-        .execute(
-            &prepared(&client, "UPDATE jobs SET status = 'failed', completed_at = $3, completed_unix = $4, error = $5,
-                 lease_owner = NULL, lease_until = NULL
-             WHERE id = $1 AND status = 'running' AND lease_owner = $2").await?,
-            &[&id, &store.replica, &now_rfc3339(), &unix_now(), &error],
-        )
-        .await
-        .map_err(failed)?;
+    let sql =
+        "UPDATE jobs SET status = 'failed', completed_at = $3, completed_unix = $4, error = $5,
+                   lease_owner = NULL, lease_until = NULL
+               WHERE id = $1 AND status = 'running' AND lease_owner = $2";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [&id, &store.replica, &now_rfc3339(), &unix_now(), &error];
+    finished(store.execute(sql, &params).await?, "failed")
+}
+
+/// Whether a fenced transition to `state` happened (counted when it did).
+fn finished(changed: u64, state: &'static str) -> Result<bool, StorageError> {
     if changed == 1 {
-        entered("failed");
+        entered(state);
     }
     Ok(changed == 1)
 }
@@ -242,48 +219,29 @@ pub(super) async fn failed_with(
 /// Running jobs whose lease has lapsed (their replica stopped or lost the database) go back to the queue,
 /// announced to every replica.
 pub(super) async fn requeue_running(store: &PgStore) -> Result<usize, StorageError> {
-    let client = store.client().await?;
-    let changed = client
-        .execute(
-            &prepared(&client, "WITH lapsed AS (
-                 UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
-                 WHERE status = 'running' AND lease_until < now() RETURNING id
-             )
-             SELECT pg_notify($1, '') FROM lapsed").await?,
-            &[&CHANNEL],
-        )
-        .await
-        .map_err(failed)?;
-    Ok(changed as usize)
+    let sql = "WITH lapsed AS (
+                   UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
+                   WHERE status = 'running' AND lease_until < now() RETURNING id
+               )
+               SELECT pg_notify($1, '') FROM lapsed";
+    Ok(store.execute(sql, &[&CHANNEL]).await? as usize)
 }
 
 pub(super) async fn queued(store: &PgStore) -> Result<Vec<String>, StorageError> {
-    let client = store.client().await?;
-    let rows = client
-        .query(
-            &prepared(
-                &client,
-                "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_unix, seq",
-            )
-            .await?,
-            &[],
-        )
-        .await
-        .map_err(failed)?;
-    Ok(rows.iter().map(|r| r.get(0)).collect())
+    let sql = "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_unix, seq";
+    Ok(store
+        .rows(sql, &[])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
 }
 
 pub(super) async fn delete_expired(
     store: &PgStore,
     before_unix: i64,
 ) -> Result<Vec<String>, StorageError> {
-    let client = store.client().await?;
-    let rows = client
-        .query(
-            &prepared(&client, "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND completed_unix < $1 RETURNING id").await?,
-            &[&before_unix],
-        )
-        .await
-        .map_err(failed)?;
+    let sql = "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND completed_unix < $1 RETURNING id";
+    let rows = store.rows(sql, &[&before_unix]).await?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }

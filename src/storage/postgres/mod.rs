@@ -119,6 +119,28 @@ impl PgStore {
         self.pool.get().await.map_err(failed)
     }
 
+    /// Run one statement on a pooled connection; how many rows it changed.
+    pub(super) async fn execute(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<u64, StorageError> {
+        let client = self.client().await?;
+        let statement = prepared(&client, sql).await?;
+        client.execute(&statement, params).await.map_err(failed)
+    }
+
+    /// Run one query on a pooled connection; its rows.
+    pub(super) async fn rows(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<tokio_postgres::Row>, StorageError> {
+        let client = self.client().await?;
+        let statement = prepared(&client, sql).await?;
+        client.query(&statement, params).await.map_err(failed)
+    }
+
     /// Apply the migrations this database lacks, one replica at a time; the version it is now at.
     pub async fn migrate(&self) -> Result<i64, StorageError> {
         let mut client = self.client().await?;
@@ -182,19 +204,8 @@ impl Store for PgStore {
     }
 
     async fn ping(&self) -> Result<(), StorageError> {
-        let client = self.client().await?;
-        client
-            .query_one(
-                &prepared(
-                    &client,
-                    "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
-                )
-                .await?,
-                &[],
-            )
-            .await
-            .map_err(failed)?;
-        Ok(())
+        let sql = "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')";
+        self.rows(sql, &[]).await.map(drop)
     }
 
     async fn close(&self) {
@@ -233,14 +244,9 @@ impl Store for PgStore {
     }
 
     async fn keys(&self) -> Result<Vec<KeyRecord>, StorageError> {
-        let client = self.client().await?;
-        let rows = client
-            .query(
-                &prepared(&client, "SELECT id, name, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id").await?,
-                &[],
-            )
-            .await
-            .map_err(failed)?;
+        let sql =
+            "SELECT id, name, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id";
+        let rows = self.rows(sql, &[]).await?;
         Ok(rows
             .iter()
             .map(|r| KeyRecord {
@@ -280,27 +286,15 @@ impl Store for PgStore {
     }
 
     async fn any_key(&self) -> Result<bool, StorageError> {
-        let client = self.client().await?;
-        let row = client
-            .query_opt(
-                &prepared(&client, "SELECT id FROM api_keys LIMIT 1").await?,
-                &[],
-            )
-            .await
-            .map_err(failed)?;
-        Ok(row.is_some())
+        let rows = self.rows("SELECT id FROM api_keys LIMIT 1", &[]).await?;
+        Ok(!rows.is_empty())
     }
 
     async fn keys_version(&self) -> Result<i64, StorageError> {
-        let client = self.client().await?;
-        let row = client
-            .query_one(
-                &prepared(&client, "SELECT revision FROM key_revision").await?,
-                &[],
-            )
-            .await
-            .map_err(failed)?;
-        Ok(row.get(0))
+        let rows = self.rows("SELECT revision FROM key_revision", &[]).await?;
+        rows.first()
+            .map(|r| r.get(0))
+            .ok_or_else(|| StorageError::Corrupt("key_revision has no row".into()))
     }
 
     async fn insert_job_within(&self, job: &JobRecord, max: usize) -> Result<bool, StorageError> {

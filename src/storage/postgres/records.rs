@@ -72,21 +72,13 @@ pub(super) async fn voice(
     owner: &str,
     voice_id: &str,
 ) -> Result<Option<ClonedVoiceRecord>, StorageError> {
-    let client = store.client().await?;
-    let row = client
-        .query_opt(
-            &prepared(
-                &client,
-                "SELECT voice_id, owner, name, profile, created_at, source_sha256, consent
-                 FROM cloned_voices WHERE owner = $1 AND voice_id = $2",
-            )
-            .await?,
-            &[&owner, &voice_id],
-        )
-        .await
-        .map_err(failed)?;
-    Ok(row.as_ref().map(voice_row))
+    let sql =
+        format!("SELECT {VOICE_COLUMNS} FROM cloned_voices WHERE owner = $1 AND voice_id = $2");
+    let rows = store.rows(&sql, &[&owner, &voice_id]).await?;
+    Ok(rows.first().map(voice_row))
 }
+
+const VOICE_COLUMNS: &str = "voice_id, owner, name, profile, created_at, source_sha256, consent";
 
 fn voice_row(r: &tokio_postgres::Row) -> ClonedVoiceRecord {
     ClonedVoiceRecord {
@@ -101,20 +93,8 @@ fn voice_row(r: &tokio_postgres::Row) -> ClonedVoiceRecord {
 }
 
 pub(super) async fn voices(store: &PgStore) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
-    let client = store.client().await?;
-    let rows = client
-        .query(
-            &prepared(
-                &client,
-                "SELECT voice_id, owner, name, profile, created_at, source_sha256, consent
-             FROM cloned_voices ORDER BY created_at, voice_id",
-            )
-            .await?,
-            &[],
-        )
-        .await
-        .map_err(failed)?;
-    Ok(rows.iter().map(voice_row).collect())
+    let sql = format!("SELECT {VOICE_COLUMNS} FROM cloned_voices ORDER BY created_at, voice_id");
+    Ok(store.rows(&sql, &[]).await?.iter().map(voice_row).collect())
 }
 
 pub(super) async fn delete_voice(
@@ -122,19 +102,8 @@ pub(super) async fn delete_voice(
     owner: &str,
     voice_id: &str,
 ) -> Result<bool, StorageError> {
-    let client = store.client().await?;
-    let removed = client
-        .execute(
-            &prepared(
-                &client,
-                "DELETE FROM cloned_voices WHERE owner = $1 AND voice_id = $2",
-            )
-            .await?,
-            &[&owner, &voice_id],
-        )
-        .await
-        .map_err(failed)?;
-    Ok(removed > 0)
+    let sql = "DELETE FROM cloned_voices WHERE owner = $1 AND voice_id = $2";
+    Ok(store.execute(sql, &[&owner, &voice_id]).await? > 0)
 }
 
 fn dictionary_row(r: &tokio_postgres::Row) -> Result<DictionaryRecord, StorageError> {
@@ -225,17 +194,6 @@ pub(super) async fn delete_dictionary(
     owner: &str,
     id: &str,
 ) -> Result<bool, StorageError> {
-    let client = store.client().await?;
-    let removed = client
-        .execute(
-            &prepared(
-                &client,
-                "DELETE FROM pronunciation_dictionaries WHERE owner = $1 AND id = $2",
-            )
-            .await?,
-            &[&owner, &id],
-        )
-        .await
-        .map_err(failed)?;
-    Ok(removed > 0)
+    let sql = "DELETE FROM pronunciation_dictionaries WHERE owner = $1 AND id = $2";
+    Ok(store.execute(sql, &[&owner, &id]).await? > 0)
 }
