@@ -107,7 +107,7 @@ pub async fn serve(
         }
     }
     restore_cloned_voices(db.as_ref(), &voices).await?;
-    let dialogue = DialogueArgs::from_settings(&settings.dialogue)?;
+    let dialogue = DialogueArgs::from_settings(&settings.dialogue, &db)?;
     let recognizer = {
         let settings = Arc::clone(&settings);
         tokio::task::spawn_blocking(move || crate::asr::load(&settings))

@@ -1,8 +1,13 @@
 //! One conformance suite for every storage engine: the same cases run against SQLite (a temporary data
-//! directory) and PostgreSQL (a private server, or `SAUTI_TEST_POSTGRES_URL`). Then what only a shared
-//! database has to show: two replicas' migrations, leases and fenced completion.
+//! directory) and PostgreSQL (a private server, or `SAUTI_TEST_POSTGRES_URL`); agent conversations are in
+//! `storage_conformance/sessions.rs`, and what only a shared database has to show (two replicas' migrations,
+//! leases, fenced completion, one retention sweep at a time) in `storage_conformance/shared.rs`.
 
 mod common;
+#[path = "storage_conformance/sessions.rs"]
+mod sessions;
+#[path = "storage_conformance/shared.rs"]
+mod shared;
 
 use std::sync::Arc;
 
@@ -67,6 +72,7 @@ async fn conformance(store: Storage) {
     claims(&store).await;
     voices(&store).await;
     dictionaries(&store).await;
+    sessions::sessions(&store).await;
     store.ping().await.expect("the store answers");
 }
 
@@ -364,82 +370,6 @@ fn postgres_keeps_every_rule() {
         assert_eq!(store.engine(), "postgres");
         conformance(store).await;
     });
-}
-
-#[test]
-fn postgres_replicas_share_one_schema_and_fence_each_others_jobs() {
-    let postgres = common::postgres::Postgres::start();
-    let url = postgres.url();
-    runtime().block_on(async {
-        // Two replicas starting at once migrate once.
-        let (a, b) = tokio::join!(
-            open(&url, std::path::Path::new("unused")),
-            open(&url, std::path::Path::new("unused"))
-        );
-        let (a, b) = (a.unwrap(), b.unwrap());
-
-        // What one replica writes, the other reads.
-        let queued = job("mteja", "Karibu benki yetu.");
-        assert!(a.insert_job_within(&queued, 5).await.unwrap());
-        assert_eq!(b.queued_jobs().await.unwrap(), vec![queued.id.clone()]);
-        let version = b.keys_version().await.unwrap();
-        a.insert_key("tawi", "sk_sauti_shared").await.unwrap();
-        assert_ne!(
-            b.keys_version().await.unwrap(),
-            version,
-            "a key made on A is seen on B"
-        );
-
-        // A claims it; B can neither claim it, nor finish it, nor take it back while A's lease runs.
-        assert!(a.start_job(&queued.id).await.unwrap().is_some());
-        assert_eq!(b.start_job(&queued.id).await.unwrap(), None);
-        assert!(
-            !b.job_succeeded(&queued.id, 1.0).await.unwrap(),
-            "only the lease holder completes"
-        );
-        assert!(!b.job_failed(&queued.id, "not mine").await.unwrap());
-        assert_eq!(
-            b.requeue_running().await.unwrap(),
-            0,
-            "a live lease is left alone"
-        );
-        assert!(a.job_succeeded(&queued.id, 1.0).await.unwrap());
-        assert!(
-            !a.job_succeeded(&queued.id, 1.0).await.unwrap(),
-            "completes once"
-        );
-
-        // A replica that died: its lease lapses and another replica queues the job again.
-        let orphan = job("mteja", "Muamala wako umekamilika.");
-        assert!(a.insert_job_within(&orphan, 5).await.unwrap());
-        assert!(a.start_job(&orphan.id).await.unwrap().is_some());
-        expire_leases(&url).await;
-        assert_eq!(b.requeue_running().await.unwrap(), 1);
-        assert!(
-            b.start_job(&orphan.id).await.unwrap().is_some(),
-            "B runs it now"
-        );
-        assert!(
-            !a.job_succeeded(&orphan.id, 1.0).await.unwrap(),
-            "the old holder is fenced out"
-        );
-        assert!(b.job_succeeded(&orphan.id, 1.0).await.unwrap());
-    });
-}
-
-/// Make every running job's lease lapse, as time would for a replica that stopped renewing it.
-async fn expire_leases(url: &str) {
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    client
-        .execute(
-            "UPDATE jobs SET lease_until = now() - interval '1 second' WHERE status = 'running'",
-            &[],
-        )
-        .await
-        .unwrap();
 }
 
 #[test]

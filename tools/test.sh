@@ -45,7 +45,7 @@ echo "== cargo test"
 cargo test --locked
 
 echo "== the service conformance tests against two replicas sharing PostgreSQL, Redis and an S3 bucket"
-SAUTI_TEST_REPLICAS=2 cargo test --locked --test service_http --test voice_cloning
+SAUTI_TEST_REPLICAS=2 cargo test --locked --test service_http --test voice_cloning --test voice_agent
 
 echo "== supervision under injected faults"
 cargo test --locked --features fault-injection --test supervision

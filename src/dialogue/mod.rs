@@ -28,7 +28,8 @@ pub use actions::{ActionRunner, BoxFuture, HttpActions, RecordingActions};
 pub use scenario::{Scenario, ScenarioError};
 
 /// Who said a line of the history.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The caller.
     User,
@@ -37,7 +38,7 @@ pub enum Role {
 }
 
 /// A flow in progress.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ActiveFlow {
     /// The flow.
     pub flow: String,
@@ -47,8 +48,10 @@ pub struct ActiveFlow {
     pub step: usize,
 }
 
-/// One conversation's memory.
-#[derive(Debug, Clone, Default)]
+/// One conversation's memory (kept as JSON when conversations are stored; a field added later must have a
+/// default, so conversations stored before it still read).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Session {
     /// What was said, oldest first (secrets masked).
     pub history: Vec<(Role, String)>,

@@ -251,6 +251,9 @@ impl From<TurnError> for ApiError {
             TurnError::Session(SessionError::OtherScenario { .. }) => {
                 ApiError::new(ErrorCode::SessionScenarioMismatch, detail)
             }
+            TurnError::Session(SessionError::Unavailable(_)) => {
+                ApiError::new(ErrorCode::StorageUnavailable, detail)
+            }
             TurnError::Backend(DialogueError::Backend { .. }) => {
                 ApiError::new(ErrorCode::DialogueUnavailable, detail)
             }

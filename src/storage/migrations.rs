@@ -79,10 +79,30 @@ INSERT OR IGNORE INTO key_revision (only_row, revision) VALUES (1, 0);
     Ok(())
 }
 
+/// SQLite version 2: agent conversations, kept so that they outlive a restart of the process.
+fn sqlite_v2(c: &Connection) -> Result<(), StorageError> {
+    c.execute_batch(
+        "
+CREATE TABLE agent_sessions (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    state TEXT NOT NULL,
+    used_ms INTEGER NOT NULL,
+    lock_token TEXT,
+    lock_until_ms INTEGER
+);
+CREATE INDEX agent_sessions_by_owner ON agent_sessions (owner, used_ms);
+CREATE INDEX agent_sessions_by_use ON agent_sessions (used_ms);
+",
+    )?;
+    Ok(())
+}
+
 type SqliteMigration = fn(&Connection) -> Result<(), StorageError>;
 
 /// SQLite's migrations; entry `i` brings the database to version `i + 1`.
-const SQLITE: &[SqliteMigration] = &[sqlite_v1];
+const SQLITE: &[SqliteMigration] = &[sqlite_v1, sqlite_v2];
 
 /// The schema version this sauti writes (both engines are kept at the same number).
 pub const LATEST: i64 = SQLITE.len() as i64;
@@ -162,6 +182,18 @@ CREATE TABLE pronunciation_dictionaries (
     seq BIGSERIAL
 );
 CREATE INDEX pronunciation_dictionaries_by_owner ON pronunciation_dictionaries (owner, created_unix, seq);
+", "
+CREATE TABLE agent_sessions (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    state TEXT NOT NULL,
+    used_at TIMESTAMPTZ NOT NULL,
+    lock_token TEXT,
+    lock_until TIMESTAMPTZ
+);
+CREATE INDEX agent_sessions_by_owner ON agent_sessions (owner, used_at);
+CREATE INDEX agent_sessions_by_use ON agent_sessions (used_at);
 "];
 
 #[cfg(test)]

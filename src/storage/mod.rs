@@ -8,6 +8,7 @@ mod jobs;
 mod keys;
 mod migrations;
 pub mod postgres;
+pub mod sessions;
 pub mod space;
 mod sqlite;
 mod store;
@@ -23,6 +24,7 @@ pub use dictionaries::DictionaryRecord;
 pub use jobs::{JobRecord, JobStatus};
 pub use keys::{hash_key, key_id, KeyRecord};
 pub use migrations::LATEST as SCHEMA_VERSION;
+pub use sessions::{SessionClaim, SessionLimits, SessionRecord};
 pub use store::{JobsWaker, Storage, Store};
 pub use voices::ClonedVoiceRecord;
 

@@ -1,7 +1,10 @@
 //! The SQLite store: one file in the data directory, each call on a blocking thread.
 
+use std::time::Duration;
+
 use async_trait::async_trait;
 
+use super::sessions::{self, SessionClaim, SessionLimits, SessionRecord};
 use super::store::Store;
 use super::{
     dictionaries, jobs, keys, voices, ClonedVoiceRecord, Database, DictionaryRecord, JobRecord,
@@ -176,6 +179,51 @@ impl Store for Database {
     async fn delete_dictionary(&self, owner: &str, id: &str) -> Result<bool, StorageError> {
         let (owner, id) = (owner.to_string(), id.to_string());
         self.run(move |c| dictionaries::delete(c, &owner, &id))
+            .await
+    }
+
+    async fn insert_session(
+        &self,
+        session: &SessionRecord,
+        limits: &SessionLimits,
+    ) -> Result<(), StorageError> {
+        let (session, limits) = (session.clone(), *limits);
+        self.run(move |c| sessions::insert(c, &session, &limits))
+            .await
+    }
+
+    async fn session_scenario(
+        &self,
+        owner: &str,
+        id: &str,
+        idle: Duration,
+    ) -> Result<Option<String>, StorageError> {
+        let (owner, id) = (owner.to_string(), id.to_string());
+        self.run(move |c| sessions::scenario(c, &owner, &id, idle))
+            .await
+    }
+
+    async fn claim_session(
+        &self,
+        owner: &str,
+        id: &str,
+        idle: Duration,
+        token: &str,
+        hold: Duration,
+    ) -> Result<SessionClaim, StorageError> {
+        let (owner, id, token) = (owner.to_string(), id.to_string(), token.to_string());
+        self.run(move |c| sessions::claim(c, &owner, &id, idle, &token, hold))
+            .await
+    }
+
+    async fn release_session(
+        &self,
+        id: &str,
+        token: &str,
+        state: Option<&str>,
+    ) -> Result<bool, StorageError> {
+        let (id, token, state) = (id.to_string(), token.to_string(), state.map(str::to_string));
+        self.run(move |c| sessions::release(c, &id, &token, state.as_deref()))
             .await
     }
 }

@@ -1,11 +1,14 @@
-//! What the service keeps, behind one trait: API keys, jobs, cloned voices and pronunciation dictionaries. One
+//! What the service keeps, behind one trait: API keys, jobs, cloned voices, pronunciation dictionaries and agent
+//! conversations. One
 //! implementation per engine — SQLite in the data directory (the default, one machine) and PostgreSQL (many
 //! replicas sharing one database) — and one conformance suite (`tests/storage_conformance.rs`) that both pass.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 
+use super::sessions::{SessionClaim, SessionLimits, SessionRecord};
 use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, StorageError};
 
 /// A handle to the store the service was configured with; cheap to clone.
@@ -131,4 +134,39 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Vec<DictionaryRecord>, StorageError>;
     /// Delete `owner`'s dictionary; whether it existed.
     async fn delete_dictionary(&self, owner: &str, id: &str) -> Result<bool, StorageError>;
+
+    // Agent conversations.
+
+    /// Keep a new, unlocked session, first making room for it under `limits`: idle sessions go, then the
+    /// least recently used of its owner's (when the owner holds `per_owner`) or of all (at `capacity`).
+    async fn insert_session(
+        &self,
+        session: &SessionRecord,
+        limits: &SessionLimits,
+    ) -> Result<(), StorageError>;
+    /// The scenario of `owner`'s session `id`, if it was used within `idle`.
+    async fn session_scenario(
+        &self,
+        owner: &str,
+        id: &str,
+        idle: Duration,
+    ) -> Result<Option<String>, StorageError>;
+    /// Take `owner`'s live session `id` for one turn under `token`, until it is released or `hold` passes
+    /// (so a process that dies mid-turn holds it no longer); `Busy` while another turn has it.
+    async fn claim_session(
+        &self,
+        owner: &str,
+        id: &str,
+        idle: Duration,
+        token: &str,
+        hold: Duration,
+    ) -> Result<SessionClaim, StorageError>;
+    /// Write back the session `token` took — its new `state`, or unchanged when `None` — and let it go;
+    /// whether `token` still held it.
+    async fn release_session(
+        &self,
+        id: &str,
+        token: &str,
+        state: Option<&str>,
+    ) -> Result<bool, StorageError>;
 }

@@ -3,8 +3,8 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
-use super::sessions::SessionError;
-use super::{DialogueTurn, SessionStore, TurnError, TurnRequest};
+use super::sessions::{SessionError, Sessions};
+use super::{DialogueTurn, TurnError, TurnRequest};
 use crate::dialogue::library::ScenarioLibrary;
 use crate::dialogue::{converse, DialogueBackend};
 
@@ -53,7 +53,7 @@ pub struct DialogueArgs {
     /// Answers when the backend fails (the scenario engine, when configured).
     pub fallback: Option<Arc<dyn DialogueBackend>>,
     /// Conversations.
-    pub sessions: Arc<SessionStore>,
+    pub sessions: Sessions,
 }
 
 /// Dispatches turns; each turn runs in its own task so a slow backend never stalls the mailbox.
@@ -88,7 +88,10 @@ impl Actor for DialogueActor {
                 let _ = tokio::task::spawn_blocking(move || library.reload_changed()).await;
             }
             ToDialogueActor::Check { request, reply } => {
-                let _ = reply.send(resolve(state, &request).map(|_| ()));
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let _ = reply.send(resolve(&state, &request).await.map(|_| ()));
+                });
             }
             ToDialogueActor::Interrupted {
                 owner,
@@ -97,11 +100,15 @@ impl Actor for DialogueActor {
             } => {
                 let sessions = Arc::clone(&state.sessions);
                 tokio::spawn(async move {
-                    let Some(scenario) = sessions.scenario_of(&owner, &session_id) else {
+                    let Ok(Some(scenario)) = sessions.scenario_of(&owner, &session_id).await else {
                         return;
                     };
-                    if let Ok((_, session)) = sessions.open(&owner, &scenario, Some(&session_id)) {
-                        session.lock().await.interrupted(&heard);
+                    if let Ok(mut turn) = sessions.open(&owner, &scenario, Some(&session_id)).await
+                    {
+                        turn.session.interrupted(&heard);
+                        if let Err(error) = turn.commit().await {
+                            tracing::warn!(%error, "an interruption could not be kept");
+                        }
                     }
                 });
             }
@@ -133,7 +140,7 @@ impl Actor for DialogueActor {
 
 /// The scenario a turn is for, once its session (if any) is known to be the caller's and of that scenario. An
 /// absent scenario means the session's own when one is continued, else the default.
-fn resolve(
+async fn resolve(
     state: &DialogueArgs,
     request: &TurnRequest,
 ) -> Result<Arc<crate::dialogue::Scenario>, TurnError> {
@@ -142,6 +149,7 @@ fn resolve(
             state
                 .sessions
                 .scenario_of(&request.owner, id)
+                .await?
                 .ok_or_else(|| SessionError::NotFound(id.clone()))?,
         ),
         None => None,
@@ -168,21 +176,22 @@ fn resolve(
 }
 
 async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTurn, TurnError> {
-    let scenario = resolve(state, &request)?;
-    let (session_id, session) =
-        state
-            .sessions
-            .open(&request.owner, &scenario.id, request.session_id.as_deref())?;
-    let mut session = session.lock().await;
+    let scenario = resolve(state, &request).await?;
+    let mut turn = state
+        .sessions
+        .open(&request.owner, &scenario.id, request.session_id.as_deref())
+        .await?;
     let fallback = state.fallback.as_deref();
     let reply = converse(
         &scenario,
-        &mut session,
+        &mut turn.session,
         &request.text,
         &*state.backend,
         fallback,
     )
     .await?;
+    let session_id = turn.id.clone();
+    turn.commit().await?;
     tracing::info!(
         scenario = scenario.id,
         outcome = reply.outcome,

@@ -5,7 +5,7 @@ mod actor;
 pub mod sessions;
 
 pub use actor::{DialogueActor, DialogueArgs, ToDialogueActor};
-pub use sessions::{SessionError, SessionStore};
+pub use sessions::{MemorySessions, SessionError, SessionStore, Sessions, StoredSessions};
 
 use std::time::Duration;
 
@@ -111,9 +111,11 @@ impl DialogueHandle {
 
 impl DialogueArgs {
     /// Everything the DialogueActor needs, from the settings: the scenario library (an invalid file stops
-    /// start-up with its file and line), the configured backend and its fallback, and the session store.
+    /// start-up with its file and line), the configured backend and its fallback, and the session store: in
+    /// `storage` when that is shared with other replicas, else in memory.
     pub fn from_settings(
         settings: &crate::dialogue::settings::DialogueSettings,
+        storage: &crate::storage::Storage,
     ) -> Result<Self, crate::dialogue::ScenarioError> {
         use crate::dialogue::library::ScenarioLibrary;
         use crate::dialogue::openai::OpenAiBackend;
@@ -141,7 +143,15 @@ impl DialogueArgs {
             library,
             backend,
             fallback,
-            sessions: Arc::new(SessionStore::new(idle, settings.max_sessions)),
+            sessions: if storage.shared() {
+                Arc::new(StoredSessions::new(
+                    storage.clone(),
+                    idle,
+                    settings.max_sessions,
+                ))
+            } else {
+                Arc::new(MemorySessions::new(idle, settings.max_sessions))
+            },
         })
     }
 }

@@ -237,11 +237,33 @@ pub(super) async fn queued(store: &PgStore) -> Result<Vec<String>, StorageError>
         .collect())
 }
 
+/// Any fixed number, the same in every replica: the lock a retention sweep holds.
+const RETENTION_LOCK: i64 = 0x5a07_de1e;
+
+/// One replica sweeps at a time: while one holds the lock, the others' sweeps delete nothing and return at
+/// once (the next sweep comes soon enough).
 pub(super) async fn delete_expired(
     store: &PgStore,
     before_unix: i64,
 ) -> Result<Vec<String>, StorageError> {
+    let mut client = store.client().await?;
+    let tx = client.transaction().await.map_err(failed)?;
+    let alone: bool = tx
+        .query_one(
+            &prepared(&tx, "SELECT pg_try_advisory_xact_lock($1)").await?,
+            &[&RETENTION_LOCK],
+        )
+        .await
+        .map_err(failed)?
+        .get(0);
+    if !alone {
+        return Ok(Vec::new());
+    }
     let sql = "DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND completed_unix < $1 RETURNING id";
-    let rows = store.rows(sql, &[&before_unix]).await?;
+    let rows = tx
+        .query(&prepared(&tx, sql).await?, &[&before_unix])
+        .await
+        .map_err(failed)?;
+    tx.commit().await.map_err(failed)?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }

@@ -4,6 +4,7 @@
 
 mod jobs;
 mod records;
+mod sessions;
 mod watch;
 
 use std::time::Duration;
@@ -13,6 +14,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
 use super::migrations::{LATEST, POSTGRES};
+use super::sessions::{SessionClaim, SessionLimits, SessionRecord};
 use super::store::Store;
 use super::{
     hash_key, key_id, now_rfc3339, ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord,
@@ -400,5 +402,42 @@ impl Store for PgStore {
 
     async fn delete_dictionary(&self, owner: &str, id: &str) -> Result<bool, StorageError> {
         records::delete_dictionary(self, owner, id).await
+    }
+
+    async fn insert_session(
+        &self,
+        session: &SessionRecord,
+        limits: &SessionLimits,
+    ) -> Result<(), StorageError> {
+        sessions::insert(self, session, limits).await
+    }
+
+    async fn session_scenario(
+        &self,
+        owner: &str,
+        id: &str,
+        idle: Duration,
+    ) -> Result<Option<String>, StorageError> {
+        sessions::scenario(self, owner, id, idle).await
+    }
+
+    async fn claim_session(
+        &self,
+        owner: &str,
+        id: &str,
+        idle: Duration,
+        token: &str,
+        hold: Duration,
+    ) -> Result<SessionClaim, StorageError> {
+        sessions::claim(self, owner, id, idle, token, hold).await
+    }
+
+    async fn release_session(
+        &self,
+        id: &str,
+        token: &str,
+        state: Option<&str>,
+    ) -> Result<bool, StorageError> {
+        sessions::release(self, id, token, state).await
     }
 }

@@ -1,30 +1,16 @@
-//! Conversation sessions: owned by the API key that started them, bound to one scenario, forgotten after an
-//! idle time, and capped in number (the least recently used goes first).
+//! Sessions in this process's memory: the default for one machine.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
+
+use super::{Commit, SessionError, SessionStore, SessionTurn};
 use crate::dialogue::Session;
 
 /// A session shared between turns; its lock also keeps two turns of one conversation in order.
-pub type SharedSession = Arc<tokio::sync::Mutex<Session>>;
-
-/// Why a session cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SessionError {
-    /// No such session for this caller (never existed, expired, or another key's).
-    #[error("session {0:?} not found; it may have expired — omit session_id to start a new conversation")]
-    NotFound(String),
-    /// The session belongs to another scenario.
-    #[error("session {id:?} belongs to scenario {scenario:?}")]
-    OtherScenario {
-        /// The session.
-        id: String,
-        /// Its scenario.
-        scenario: String,
-    },
-}
+type SharedSession = Arc<tokio::sync::Mutex<Session>>;
 
 struct Entry {
     owner: String,
@@ -34,13 +20,13 @@ struct Entry {
 }
 
 /// Every live session.
-pub struct SessionStore {
+pub struct MemorySessions {
     idle: Duration,
     capacity: usize,
     entries: Mutex<HashMap<String, Entry>>,
 }
 
-impl SessionStore {
+impl MemorySessions {
     /// A store forgetting sessions idle for `idle`, holding at most `capacity`.
     pub fn new(idle: Duration, capacity: usize) -> Self {
         Self {
@@ -50,8 +36,7 @@ impl SessionStore {
         }
     }
 
-    /// The scenario of the caller's live session `id`.
-    pub fn scenario_of(&self, owner: &str, id: &str) -> Option<String> {
+    fn scenario(&self, owner: &str, id: &str) -> Option<String> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         entries
             .get(id)
@@ -60,7 +45,7 @@ impl SessionStore {
     }
 
     /// The caller's session `id`, or a new one when `id` is `None`: its id and the session.
-    pub fn open(
+    fn entry(
         &self,
         owner: &str,
         scenario: &str,
@@ -125,40 +110,70 @@ impl SessionStore {
     }
 }
 
+#[async_trait]
+impl SessionStore for MemorySessions {
+    async fn scenario_of(&self, owner: &str, id: &str) -> Result<Option<String>, SessionError> {
+        Ok(self.scenario(owner, id))
+    }
+
+    async fn open(
+        &self,
+        owner: &str,
+        scenario: &str,
+        id: Option<&str>,
+    ) -> Result<SessionTurn, SessionError> {
+        let (id, shared) = self.entry(owner, scenario, id)?;
+        let held = shared.lock_owned().await;
+        let session = held.clone();
+        Ok(SessionTurn::new(id, session, Box::new(Held(held))))
+    }
+}
+
+/// A turn's hold on a session in memory: the session's own lock.
+struct Held(tokio::sync::OwnedMutexGuard<Session>);
+
+#[async_trait]
+impl Commit for Held {
+    async fn commit(mut self: Box<Self>, session: Session) -> Result<(), SessionError> {
+        *self.0 = session;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn sessions_are_private_bound_and_expire() {
-        let store = SessionStore::new(Duration::from_millis(50), 2);
-        let (id, _) = store.open("key-a", "banking", None).expect("new");
-        assert!(store.open("key-a", "banking", Some(&id)).is_ok());
+        let store = MemorySessions::new(Duration::from_millis(50), 2);
+        let (id, _) = store.entry("key-a", "banking", None).expect("new");
+        assert!(store.entry("key-a", "banking", Some(&id)).is_ok());
         assert_eq!(
-            store.open("key-b", "banking", Some(&id)).unwrap_err(),
+            store.entry("key-b", "banking", Some(&id)).unwrap_err(),
             SessionError::NotFound(id.clone())
         );
         assert!(matches!(
-            store.open("key-a", "health", Some(&id)),
+            store.entry("key-a", "health", Some(&id)),
             Err(SessionError::OtherScenario { .. })
         ));
         std::thread::sleep(Duration::from_millis(60));
-        assert!(store.open("key-a", "banking", Some(&id)).is_err());
+        assert!(store.entry("key-a", "banking", Some(&id)).is_err());
         for _ in 0..5 {
-            store.open("key-a", "general", None).expect("new");
+            store.entry("key-a", "general", None).expect("new");
         }
         assert_eq!(
             store.len(),
             1,
             "a key holds a tenth of the store (at least one)"
         );
-        let big = SessionStore::new(Duration::from_secs(60), 20);
-        let (kept, _) = big.open("key-a", "general", None).expect("new");
+        let big = MemorySessions::new(Duration::from_secs(60), 20);
+        let (kept, _) = big.entry("key-a", "general", None).expect("new");
         for _ in 0..50 {
-            big.open("key-b", "general", None).expect("new");
+            big.entry("key-b", "general", None).expect("new");
         }
         assert!(
-            big.open("key-a", "general", Some(&kept)).is_ok(),
+            big.entry("key-a", "general", Some(&kept)).is_ok(),
             "key-b cannot push key-a out"
         );
         assert_eq!(big.len(), 3);
