@@ -134,10 +134,7 @@ impl Store for Database {
         voice_id: &str,
     ) -> Result<Option<ClonedVoiceRecord>, StorageError> {
         let (owner, voice_id) = (owner.to_string(), voice_id.to_string());
-        let all = self.run(|c| voices::all(c)).await?;
-        Ok(all
-            .into_iter()
-            .find(|v| v.owner == owner && v.voice_id == voice_id))
+        self.run(move |c| voices::get(c, &owner, &voice_id)).await
     }
 
     async fn delete_voice(&self, owner: &str, voice_id: &str) -> Result<bool, StorageError> {

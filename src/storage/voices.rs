@@ -67,24 +67,42 @@ pub fn insert(c: &Connection, voice: &ClonedVoiceRecord) -> Result<(), StorageEr
     Ok(())
 }
 
+const COLUMNS: &str = "voice_id, owner, name, profile, created_at, source_sha256, consent";
+
+fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClonedVoiceRecord> {
+    Ok(ClonedVoiceRecord {
+        voice_id: r.get(0)?,
+        owner: r.get(1)?,
+        name: r.get(2)?,
+        profile: r.get(3)?,
+        created_at: r.get(4)?,
+        source_sha256: r.get(5)?,
+        consent: r.get(6)?,
+    })
+}
+
 /// Every stored voice, oldest first (loaded at start-up).
 pub fn all(c: &Connection) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
-    let mut statement = c.prepare(
-        "SELECT voice_id, owner, name, profile, created_at, source_sha256, consent
-         FROM cloned_voices ORDER BY created_at, voice_id",
-    )?;
-    let rows = statement.query_map([], |r| {
-        Ok(ClonedVoiceRecord {
-            voice_id: r.get(0)?,
-            owner: r.get(1)?,
-            name: r.get(2)?,
-            profile: r.get(3)?,
-            created_at: r.get(4)?,
-            source_sha256: r.get(5)?,
-            consent: r.get(6)?,
-        })
-    })?;
+    let mut statement = c.prepare(&format!(
+        "SELECT {COLUMNS} FROM cloned_voices ORDER BY created_at, voice_id"
+    ))?;
+    let rows = statement.query_map([], decode)?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// `owner`'s voice by id.
+pub fn get(
+    c: &Connection,
+    owner: &str,
+    voice_id: &str,
+) -> Result<Option<ClonedVoiceRecord>, StorageError> {
+    use rusqlite::OptionalExtension;
+    Ok(c.query_row(
+        &format!("SELECT {COLUMNS} FROM cloned_voices WHERE owner = ?1 AND voice_id = ?2"),
+        params![owner, voice_id],
+        decode,
+    )
+    .optional()?)
 }
 
 /// Delete `owner`'s voice; whether it existed.

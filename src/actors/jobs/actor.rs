@@ -114,8 +114,7 @@ impl Actor for JobsActor {
             // A full disk: start anyway (reads work, readiness says why not ready) and try again shortly.
             myself.send_after(RECOVER_RETRY, || ToJobsActor::Recover);
         }
-        let queued = args.db.queued_jobs().await?;
-        tracing::info!(queued = queued.len(), "jobs actor started");
+        tracing::info!("jobs actor started");
         if args.recover {
             // Once per process: other replicas' new jobs wake this one at once.
             let slot = args.slot.clone();

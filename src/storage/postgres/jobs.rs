@@ -190,7 +190,7 @@ pub(super) async fn succeeded(
         &unix_now(),
         &audio_seconds,
     ];
-    finished(store.execute(sql, &params).await?, "succeeded")
+    Ok(finished(store.execute(sql, &params).await?, "succeeded"))
 }
 
 /// running → failed, only while this replica holds the job's lease (fenced).
@@ -205,15 +205,15 @@ pub(super) async fn failed_with(
                WHERE id = $1 AND status = 'running' AND lease_owner = $2";
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
         [&id, &store.replica, &now_rfc3339(), &unix_now(), &error];
-    finished(store.execute(sql, &params).await?, "failed")
+    Ok(finished(store.execute(sql, &params).await?, "failed"))
 }
 
 /// Whether a fenced transition to `state` happened (counted when it did).
-fn finished(changed: u64, state: &'static str) -> Result<bool, StorageError> {
+fn finished(changed: u64, state: &'static str) -> bool {
     if changed == 1 {
         entered(state);
     }
-    Ok(changed == 1)
+    changed == 1
 }
 
 /// Running jobs whose lease has lapsed (their replica stopped or lost the database) go back to the queue,

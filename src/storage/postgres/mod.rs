@@ -58,6 +58,17 @@ pub(super) async fn prepared<C: deadpool_postgres::GenericClient + Sync>(
     client.prepare_cached(sql).await.map_err(failed)
 }
 
+/// Tell every replica that the keys changed (in the transaction that changes them).
+async fn bump_key_revision(tx: &deadpool_postgres::Transaction<'_>) -> Result<(), StorageError> {
+    tx.execute(
+        &prepared(tx, "UPDATE key_revision SET revision = revision + 1").await?,
+        &[],
+    )
+    .await
+    .map_err(failed)?;
+    Ok(())
+}
+
 /// The text of a failure from the driver or the pool.
 pub(super) struct PgFailure(String);
 
@@ -235,12 +246,7 @@ impl Store for PgStore {
         )
         .await
         .map_err(failed)?;
-        tx.execute(
-            &prepared(&tx, "UPDATE key_revision SET revision = revision + 1").await?,
-            &[],
-        )
-        .await
-        .map_err(failed)?;
+        bump_key_revision(&tx).await?;
         tx.commit().await.map_err(failed)?;
         Ok(record)
     }
@@ -276,12 +282,7 @@ impl Store for PgStore {
             .await
             .map_err(failed)?;
         if changed > 0 {
-            tx.execute(
-                &prepared(&tx, "UPDATE key_revision SET revision = revision + 1").await?,
-                &[],
-            )
-            .await
-            .map_err(failed)?;
+            bump_key_revision(&tx).await?;
         }
         tx.commit().await.map_err(failed)?;
         Ok(changed > 0)
