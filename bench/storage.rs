@@ -2,7 +2,8 @@
 //! private servers started by the benchmark, measured in the same run with alternating rounds.
 //!
 //! From outside, through the release server: a job's whole cycle (create, poll until it succeeds, download
-//! its WAV) and `GET /v1/voices` with a valid key, one keep-alive connection, sequential requests. In process:
+//! its WAV), `GET /v1/voices` with a valid key, and an agent conversation's text turns (in memory on one
+//! machine, stored in PostgreSQL for replicas), one keep-alive connection, sequential requests. In process:
 //! each store call on its own (µs per call), which is where the difference goes.
 //!
 //! Run: `cargo bench --bench storage` (PostgreSQL and Redis from Debian's packages, as `tools/test.sh`
@@ -26,6 +27,7 @@ const KEY: &str = "bench-key-0123456789";
 const ROUNDS: usize = 3;
 const JOB_CYCLES: usize = 40;
 const VOICE_REQUESTS: usize = 3000;
+const AGENT_TURNS: usize = 30;
 const STORE_CALLS: usize = 400;
 
 struct Server {
@@ -140,7 +142,28 @@ fn voices(agent: &ureq::Agent, base: &str) -> f64 {
     started.elapsed().as_secs_f64() * 1e6 / VOICE_REQUESTS as f64
 }
 
-/// Microseconds per call of each store operation a job's cycle makes.
+/// Milliseconds per text turn of one conversation (the spoken reply included).
+fn agent_turns(agent: &ureq::Agent, base: &str) -> f64 {
+    let mut session = serde_json::Value::Null;
+    let started = Instant::now();
+    for i in 0..AGENT_TURNS {
+        let reply: serde_json::Value = agent
+            .post(&format!("{base}/v1/voice-agent/converse"))
+            .set("xi-api-key", KEY)
+            .send_json(serde_json::json!({
+                "text": format!("Swali namba {i}: tawi lenu liko wapi?"),
+                "session_id": session,
+            }))
+            .expect("a turn answered")
+            .into_json()
+            .unwrap();
+        session = reply["session_id"].clone();
+        assert!(session.is_string(), "{reply}");
+    }
+    started.elapsed().as_secs_f64() * 1000.0 / AGENT_TURNS as f64
+}
+
+/// Microseconds per call of each store operation a job's cycle (and an agent turn) makes.
 async fn store_calls(store: Storage) -> Vec<(&'static str, f64)> {
     let per_call = |started: Instant| started.elapsed().as_secs_f64() * 1e6 / STORE_CALLS as f64;
     let jobs: Vec<JobRecord> = (0..STORE_CALLS)
@@ -172,12 +195,48 @@ async fn store_calls(store: Storage) -> Vec<(&'static str, f64)> {
     }
     let keys = per_call(started);
     store.delete_expired_jobs(i64::MAX).await.unwrap();
+    let limits = sauti::storage::SessionLimits {
+        idle: Duration::from_secs(600),
+        per_owner: 10,
+        capacity: 100,
+    };
+    let session = sauti::storage::SessionRecord {
+        id: "ses_bench".into(),
+        owner: "bench".into(),
+        scenario: "general".into(),
+        state: format!(
+            r#"{{"history":[{}]}}"#,
+            vec![r#"["user","Habari za leo, nataka kujua salio"]"#; 20].join(",")
+        ),
+    };
+    store.insert_session(&session, &limits).await.unwrap();
+    let started = Instant::now();
+    for i in 0..STORE_CALLS {
+        let token = format!("t{i}");
+        let claimed = store
+            .claim_session(
+                "bench",
+                "ses_bench",
+                limits.idle,
+                &token,
+                Duration::from_secs(90),
+            )
+            .await
+            .unwrap();
+        assert!(matches!(claimed, sauti::storage::SessionClaim::Taken(_)));
+        assert!(store
+            .release_session("ses_bench", &token, Some(&session.state))
+            .await
+            .unwrap());
+    }
+    let turn = per_call(started);
     vec![
         ("job inserted (within the per-key cap)", insert),
         ("job read", read),
         ("job claimed (oldest queued)", claim),
         ("job marked succeeded (fenced)", succeed),
         ("keys version read (every second)", keys),
+        ("agent session taken and written back (a turn)", turn),
     ]
 }
 
@@ -202,10 +261,12 @@ fn main() {
     }
     let mut cycles = [Vec::new(), Vec::new(), Vec::new()];
     let mut listing = [Vec::new(), Vec::new(), Vec::new()];
+    let mut turns = [Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..ROUNDS {
         for (i, server) in servers.iter().enumerate() {
             cycles[i].push(job_cycles(&agent, &server.base));
             listing[i].push(voices(&agent, &server.base));
+            turns[i].push(agent_turns(&agent, &server.base));
         }
     }
     drop(servers);
@@ -219,6 +280,8 @@ fn main() {
     println!("| job: create + poll + download, ms per job ({JOB_CYCLES} a round) | {a:.2} | {b:.2} | {c:.2} | {:.2}× |", c / a);
     let [a, b, c] = listing.map(median);
     println!("| `GET /v1/voices`, µs per request ({VOICE_REQUESTS} a round) | {a:.0} | {b:.0} | {c:.0} | {:.2}× |", c / a);
+    let [a, b, c] = turns.map(median);
+    println!("| agent text turn (sessions in memory / in PostgreSQL), ms per turn ({AGENT_TURNS} a round) | {a:.2} | {b:.2} | {c:.2} | {:.2}× |", c / a);
 
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let data = tempfile::tempdir().unwrap();
