@@ -289,12 +289,26 @@ async fn voices(store: &Storage) {
         all.contains(&voice("cv_b", "mwingine")),
         "a voice reads back as written"
     );
-    let mine = all
-        .iter()
-        .find(|v| v.owner == "mteja")
-        .unwrap()
-        .voice_id
-        .clone();
+    assert_eq!(
+        store.voices_of("mwingine").await.unwrap(),
+        vec![voice("cv_b", "mwingine")]
+    );
+    let theirs = store.voices_of("mteja").await.unwrap();
+    assert_eq!(theirs.len(), 2);
+    assert!(theirs.iter().all(|v| v.owner == "mteja"));
+    assert_eq!(
+        store
+            .voice("mteja", &theirs[0].voice_id)
+            .await
+            .unwrap()
+            .as_ref(),
+        Some(&theirs[0])
+    );
+    assert_eq!(
+        store.voice("mwingine", &theirs[0].voice_id).await.unwrap(),
+        None
+    );
+    let mine = theirs[0].voice_id.clone();
     assert!(
         !store.delete_voice("mwingine", &mine).await.unwrap(),
         "only the owner deletes"

@@ -92,29 +92,48 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Whether `owner` may use the voice `voice_id`. With a store other replicas share, a cloned voice made
-    /// on another replica a moment ago is looked up there and taken up here at once.
+    /// Whether `owner` may use the voice `voice_id`. With a store other replicas share, a cloned voice is
+    /// checked there (one query): one made on another replica a moment ago is taken up here at once, and one
+    /// deleted there is gone here too. While the store does not answer, this replica's knowledge stands.
     pub async fn has_voice(&self, owner: &str, voice_id: &str) -> bool {
-        if self.voices.get_for(owner, voice_id).is_some() {
-            return true;
-        }
         if !self.db.shared() || !voice_id.starts_with("cv_") {
-            return false;
+            return self.voices.get_for(owner, voice_id).is_some();
         }
         match self.db.voice(owner, voice_id).await {
             Ok(Some(record)) => {
-                if let Err(why) =
-                    crate::clone::publish(&record, &self.voices, self.voices.lexicon())
-                {
-                    tracing::error!(%why, "cloned voice made on another replica not published");
+                if self.voices.get_for(owner, voice_id).is_none() {
+                    if let Err(why) =
+                        crate::clone::publish(&record, &self.voices, self.voices.lexicon())
+                    {
+                        tracing::error!(%why, "cloned voice made on another replica not published");
+                    }
                 }
-                self.voices.get_for(owner, voice_id).is_some()
             }
-            Ok(None) => false,
-            Err(error) => {
-                tracing::warn!(%error, "a cloned voice could not be looked up");
-                false
+            Ok(None) => {
+                self.voices.remove_cloned(owner, voice_id);
             }
+            Err(error) => tracing::warn!(%error, "a cloned voice could not be looked up"),
+        }
+        self.voices.get_for(owner, voice_id).is_some()
+    }
+
+    /// With a store other replicas share, make this replica's cloned voices of `owner` the store's (one
+    /// query), so a list shows what was made or deleted on another replica a moment ago.
+    pub async fn refresh_voices_of(&self, owner: &str) {
+        if !self.db.shared() {
+            return;
+        }
+        let here: Vec<(String, String)> = self
+            .voices
+            .cloned_ids()
+            .into_iter()
+            .filter(|(of, _)| of == owner)
+            .collect();
+        match self.db.voices_of(owner).await {
+            Ok(records) => {
+                crate::clone::sync(here, &records, &self.voices, self.voices.lexicon());
+            }
+            Err(error) => tracing::warn!(%error, "cloned voices could not be read"),
         }
     }
 }

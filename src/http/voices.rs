@@ -34,6 +34,7 @@ pub async fn list(
     Extension(caller): Extension<Caller>,
     ApiQuery(filter): ApiQuery<VoiceFilter>,
 ) -> Response {
+    state.refresh_voices_of(&caller.key_id).await;
     let body = state
         .voices
         .list_json_for(&caller.key_id, filter.language.as_deref());

@@ -128,6 +128,11 @@ impl Store for Database {
         self.run(|c| voices::all(c)).await
     }
 
+    async fn voices_of(&self, owner: &str) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
+        let owner = owner.to_string();
+        self.run(move |c| voices::of_owner(c, &owner)).await
+    }
+
     async fn voice(
         &self,
         owner: &str,

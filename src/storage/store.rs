@@ -102,6 +102,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<bool, StorageError>;
     /// Every cloned voice.
     async fn voices(&self) -> Result<Vec<ClonedVoiceRecord>, StorageError>;
+    /// `owner`'s cloned voices, oldest first.
+    async fn voices_of(&self, owner: &str) -> Result<Vec<ClonedVoiceRecord>, StorageError>;
     /// `owner`'s voice by id (another key's is not found).
     async fn voice(
         &self,

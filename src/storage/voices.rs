@@ -90,6 +90,15 @@ pub fn all(c: &Connection) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// `owner`'s voices, oldest first.
+pub fn of_owner(c: &Connection, owner: &str) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
+    let mut statement = c.prepare(&format!(
+        "SELECT {COLUMNS} FROM cloned_voices WHERE owner = ?1 ORDER BY created_at, voice_id"
+    ))?;
+    let rows = statement.query_map([owner], decode)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// `owner`'s voice by id.
 pub fn get(
     c: &Connection,

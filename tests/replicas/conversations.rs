@@ -1,14 +1,12 @@
 //! What a caller made on one replica, used on the other: a cloned voice and an agent conversation.
 
-use std::time::Duration;
-
-use super::{eventually, replicas, Postgres};
+use super::{replicas, Postgres};
 use crate::common::fake_http::{Answer, FakeHttp};
 use crate::common::*;
 use serde_json::json;
 
 #[test]
-fn a_voice_cloned_on_one_replica_speaks_on_the_other_until_deleted() {
+fn a_voice_cloned_on_one_replica_is_listed_and_speaks_on_the_other_at_once_until_deleted() {
     let postgres = Postgres::start();
     let data = (temp_dir(), temp_dir());
     let url = postgres.url();
@@ -28,20 +26,19 @@ fn a_voice_cloned_on_one_replica_speaks_on_the_other_until_deleted() {
     );
     assert_eq!(made.status, 201, "{}", String::from_utf8_lossy(&made.body));
     let voice = made.json()["voice_id"].as_str().unwrap().to_string();
-    let until = |server: &Server, status: u16| {
-        eventually(Duration::from_secs(15), || {
-            let spoken = crate::common::cloning::speak(server, KEY_A, &voice);
-            (spoken.status == status)
-                .then_some(())
-                .ok_or_else(|| format!("still {} on {}", spoken.status, server.base))
-        })
-    };
-    until(&b, 200);
-    // The other key still cannot use it, on either replica.
-    assert_eq!(crate::common::cloning::speak(&b, KEY_B, &voice).status, 404);
+    // At once on B: listed (in both voice lists) and speaking; never for another key.
     let listed = get(&b.url("/v1/voices"), Some(KEY_A)).json();
     assert!(listed.to_string().contains(&voice), "{listed}");
+    let eleven = get(&b.url("/elevenlabs/v1/voices"), Some(KEY_A)).json();
+    assert!(eleven.to_string().contains(&voice), "{eleven}");
+    let speak = |server: &Server, key: &str| crate::common::cloning::speak(server, key, &voice);
+    assert_eq!(speak(&b, KEY_A).status, 200);
+    assert_eq!(speak(&b, KEY_B).status, 404);
+    let other = get(&b.url("/v1/voices"), Some(KEY_B)).json();
+    assert!(!other.to_string().contains(&voice), "{other}");
 
+    // Deleted on B: at once gone from A, which knew it.
+    assert_eq!(speak(&a, KEY_A).status, 200);
     let deleted = method(
         "DELETE",
         &b.url(&format!("/v1/voices/{voice}")),
@@ -52,7 +49,13 @@ fn a_voice_cloned_on_one_replica_speaks_on_the_other_until_deleted() {
         "{}",
         deleted.status
     );
-    until(&a, 404);
+    assert_eq!(speak(&a, KEY_A).status, 404);
+    let listed = get(&a.url("/v1/voices"), Some(KEY_A)).json();
+    assert!(!listed.to_string().contains(&voice), "{listed}");
+    assert_eq!(
+        get(&a.url(&format!("/v1/voices/{voice}")), Some(KEY_A)).status,
+        404
+    );
 }
 
 fn converse(server: &Server, key: &str, body: serde_json::Value) -> Reply {

@@ -103,6 +103,7 @@ pub async fn all(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
 ) -> Json<ElevenVoices> {
+    state.refresh_voices_of(&caller.key_id).await;
     Json(ElevenVoices {
         voices: usable(&state, &caller),
     })
@@ -180,6 +181,7 @@ pub async fn search(
             )))
         }
     };
+    state.refresh_voices_of(&caller.key_id).await;
     let mut voices: Vec<ElevenVoice> = usable(&state, &caller)
         .into_iter()
         .filter(|v| category.is_none_or(|c| v.category == c))

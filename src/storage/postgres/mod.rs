@@ -364,6 +364,10 @@ impl Store for PgStore {
         records::voices(self).await
     }
 
+    async fn voices_of(&self, owner: &str) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
+        records::voices_of(self, owner).await
+    }
+
     async fn voice(
         &self,
         owner: &str,

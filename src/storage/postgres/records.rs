@@ -97,6 +97,21 @@ pub(super) async fn voices(store: &PgStore) -> Result<Vec<ClonedVoiceRecord>, St
     Ok(store.rows(&sql, &[]).await?.iter().map(voice_row).collect())
 }
 
+pub(super) async fn voices_of(
+    store: &PgStore,
+    owner: &str,
+) -> Result<Vec<ClonedVoiceRecord>, StorageError> {
+    let sql = format!(
+        "SELECT {VOICE_COLUMNS} FROM cloned_voices WHERE owner = $1 ORDER BY created_at, voice_id"
+    );
+    Ok(store
+        .rows(&sql, &[&owner])
+        .await?
+        .iter()
+        .map(voice_row)
+        .collect())
+}
+
 pub(super) async fn delete_voice(
     store: &PgStore,
     owner: &str,
