@@ -36,6 +36,42 @@ fn replicas(
     )
 }
 
+/// A job queued on `server` with `text`: its id.
+fn queue_job(server: &Server, text: &str) -> String {
+    let reply = post_json(
+        &server.url("/v1/tts/jobs"),
+        Some(KEY_A),
+        &json!({ "text": text }),
+    );
+    assert_eq!(
+        reply.status,
+        202,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    reply.json()["job_id"].as_str().unwrap().to_string()
+}
+
+/// A job made on `made_on` with `text`, once it has succeeded as `served_by` sees it: its id.
+fn job_done(made_on: &Server, served_by: &Server, text: &str) -> String {
+    let id = queue_job(made_on, text);
+    let done = wait_for_job(served_by, KEY_A, &id, Duration::from_secs(60));
+    assert_eq!(done["status"], "succeeded", "{done}");
+    id
+}
+
+/// `reply` is the 503 `storage_unavailable` problem.
+fn storage_unavailable(reply: &Reply) {
+    let problem = problem_body(reply, 503);
+    assert!(
+        problem["type"]
+            .as_str()
+            .unwrap()
+            .ends_with("/errors/storage_unavailable"),
+        "{problem}"
+    );
+}
+
 /// Try `attempt` every few milliseconds until it gives a value; past `within`, fail with its last complaint.
 fn eventually<T>(within: Duration, mut attempt: impl FnMut() -> Result<T, String>) -> T {
     let deadline = Instant::now() + within;
@@ -60,22 +96,15 @@ fn a_client_alternating_between_two_replicas_sees_one_service() {
     }
 
     // Jobs: created on either, each run exactly once, read and downloaded on the other.
-    let mut ids = Vec::new();
-    for i in 0..6 {
-        let server = if i % 2 == 0 { &a } else { &b };
-        let reply = post_json(
-            &server.url("/v1/tts/jobs"),
-            Some(KEY_A),
-            &json!({ "text": format!("Habari za asubuhi. Hii ni kazi namba {i}.") }),
-        );
-        assert_eq!(
-            reply.status,
-            202,
-            "{}",
-            String::from_utf8_lossy(&reply.body)
-        );
-        ids.push(reply.json()["job_id"].as_str().unwrap().to_string());
-    }
+    let ids: Vec<String> = (0..6)
+        .map(|i| {
+            let server = if i % 2 == 0 { &a } else { &b };
+            queue_job(
+                server,
+                &format!("Habari za asubuhi. Hii ni kazi namba {i}."),
+            )
+        })
+        .collect();
     for (i, id) in ids.iter().enumerate() {
         let other = if i % 2 == 0 { &b } else { &a };
         let done = wait_for_job(other, KEY_A, id, Duration::from_secs(60));
@@ -155,28 +184,11 @@ fn a_postgres_restart_gives_503_meanwhile_and_loses_nothing() {
     let mut postgres = Postgres::start();
     let data = temp_dir();
     let (a, _b) = replicas(&postgres, &data, &[]);
-    let job = post_json(
-        &a.url("/v1/tts/jobs"),
-        Some(KEY_A),
-        &json!({ "text": "Karibu tena." }),
-    );
-    assert_eq!(job.status, 202);
-    let id = job.json()["job_id"].as_str().unwrap().to_string();
-    assert_eq!(
-        wait_for_job(&a, KEY_A, &id, Duration::from_secs(60))["status"],
-        "succeeded"
-    );
+    let id = job_done(&a, &a, "Karibu tena.");
 
     postgres.stop();
     let during = get(&a.url(&format!("/v1/tts/jobs/{id}")), Some(KEY_A));
-    let problem = problem_body(&during, 503);
-    assert!(
-        problem["type"]
-            .as_str()
-            .unwrap()
-            .ends_with("/errors/storage_unavailable"),
-        "{problem}"
-    );
+    storage_unavailable(&during);
     let created = post_json(
         &a.url("/v1/tts/jobs"),
         Some(KEY_A),
@@ -190,14 +202,7 @@ fn a_postgres_restart_gives_503_meanwhile_and_loses_nothing() {
         Some(KEY_A),
         &json!({ "text": "Habari, salio langu ni kiasi gani?" }),
     );
-    let problem = problem_body(&turn, 503);
-    assert!(
-        problem["type"]
-            .as_str()
-            .unwrap()
-            .ends_with("/errors/storage_unavailable"),
-        "{problem}"
-    );
+    storage_unavailable(&turn);
 
     postgres.resume();
     let after = eventually(Duration::from_secs(30), || {

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{eventually, Postgres};
+use super::{eventually, job_done, queue_job, Postgres};
 use crate::common::*;
 use serde_json::json;
 
@@ -57,22 +57,9 @@ fn a_replica_killed_mid_job_leaves_every_job_succeeded_exactly_once() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (a, b) = busy_replicas(&postgres, &data);
     let db = runtime.block_on(audit_completions(&postgres.url()));
-    let mut ids = Vec::new();
-    for i in 0..20 {
-        let server = if i % 2 == 0 { &a } else { &b };
-        let reply = post_json(
-            &server.url("/v1/tts/jobs"),
-            Some(KEY_A),
-            &json!({ "text": long_text(i) }),
-        );
-        assert_eq!(
-            reply.status,
-            202,
-            "{}",
-            String::from_utf8_lossy(&reply.body)
-        );
-        ids.push(reply.json()["job_id"].as_str().unwrap().to_string());
-    }
+    let ids: Vec<String> = (0..20)
+        .map(|i| queue_job(if i % 2 == 0 { &a } else { &b }, &long_text(i)))
+        .collect();
     // Both replicas are running a job; then one of them dies without a word.
     eventually(Duration::from_secs(30), || {
         let holders: i64 = runtime
@@ -205,16 +192,10 @@ fn job_audio_in_an_object_store_is_served_by_every_replica() {
     let b = Server::start(dir_b.path(), &env);
     assert_eq!(get(&b.url("/readyz"), None).json()["audio"], "s3");
 
-    let reply = post_json(
-        &a.url("/v1/tts/jobs"),
-        Some(KEY_A),
-        &json!({ "text": "Ndugu mteja, akaunti yako imepokea shilingi elfu hamsini." }),
-    );
-    assert_eq!(reply.status, 202);
-    let id = reply.json()["job_id"].as_str().unwrap().to_string();
-    assert_eq!(
-        wait_for_job(&b, KEY_A, &id, Duration::from_secs(60))["status"],
-        "succeeded"
+    let id = job_done(
+        &a,
+        &b,
+        "Ndugu mteja, akaunti yako imepokea shilingi elfu hamsini.",
     );
     let whole = get(&b.url(&format!("/v1/tts/jobs/{id}/audio")), Some(KEY_A));
     assert_eq!(whole.status, 200);
