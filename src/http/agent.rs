@@ -68,7 +68,7 @@ pub struct ConverseResponse {
         (status = 404, description = "No such voice or pronunciation dictionary, or no such session for this key (expired or never started)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "The session belongs to another scenario", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "Empty or too long text, an unknown scenario or an unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 503, description = "The dialogue backend failed and no fallback is configured, or synthesis is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "The dialogue backend failed and no fallback is configured, synthesis is busy (Retry-After), or the shared database keeping conversations does not answer (`storage_unavailable`)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn converse(
     State(state): State<AppState>,
@@ -160,7 +160,7 @@ fn respond(request: AgentRequest, turn: AgentTurn) -> ConverseResponse {
         (status = 413, description = "The audio is larger than 25 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 415, description = "The body is not multipart/form-data", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "No `audio` part, undecodable audio, no speech recognised in it, an unknown scenario or an unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 503, description = "No speech recognition model is installed (the detail names the one to fetch), or a stage is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "No speech recognition model is installed (the detail names the one to fetch), a stage is busy (Retry-After), or the shared database keeping conversations does not answer (`storage_unavailable`)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn converse_audio(
     State(state): State<AppState>,
