@@ -47,6 +47,33 @@ const OVER_CAPACITY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
 content-type: application/problem+json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 117\r\n\r\n\
 {\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"too many open connections; retry shortly\"}";
 
+/// A response body that holds its request's [`InFlight`] mark until it has been sent (or dropped), so a
+/// connection counts as busy while a large body is still going out.
+struct Sent {
+    body: axum::body::Body,
+    _in_flight: activity::InFlight,
+}
+
+impl hyper::body::Body for Sent {
+    type Data = bytes::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
 /// Serve `app` on `listener` until `shutdown` completes, then give open requests the grace period.
 pub async fn serve(
     listener: TcpListener,
@@ -102,11 +129,9 @@ pub async fn serve(
             let response = Box::pin(app.handle(request.map(axum::body::Body::new)));
             async move {
                 let response = response.await;
-                Ok::<_, std::convert::Infallible>(response.map(|body| {
-                    axum::body::Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
-                        let _held = &in_flight;
-                        frame
-                    }))
+                Ok::<_, std::convert::Infallible>(response.map(|body| Sent {
+                    body,
+                    _in_flight: in_flight,
                 }))
             }
         });
