@@ -263,13 +263,10 @@ fn spawn_housekeeping(
             since_forget += TICK;
             ticks += 1;
             if db.shared() && ticks.is_multiple_of(2) {
-                let here = voices.cloned_ids();
-                match db.voices().await {
-                    Ok(records) => {
-                        let changed = crate::clone::sync(here, &records, &voices, voices.lexicon());
-                        if changed > 0 {
-                            tracing::debug!(changed, "cloned voices of other replicas taken up");
-                        }
+                match crate::clone::take_up(db.as_ref(), &voices, None).await {
+                    Ok(0) => {}
+                    Ok(changed) => {
+                        tracing::debug!(changed, "cloned voices of other replicas taken up")
                     }
                     Err(error) => tracing::warn!(%error, "could not read the cloned voices"),
                 }

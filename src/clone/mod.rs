@@ -256,7 +256,7 @@ pub fn publish(
 /// voices made elsewhere are published here, voices deleted elsewhere are withdrawn. `here` is what the
 /// registry held before `records` were read, so a voice made here meanwhile is never withdrawn. How many
 /// changed.
-pub fn sync(
+fn sync(
     here: Vec<(String, String)>,
     records: &[ClonedVoiceRecord],
     registry: &VoiceRegistry,
@@ -281,6 +281,25 @@ pub fn sync(
         changed += 1;
     }
     changed
+}
+
+/// Take up in `registry` what other replicas changed in `store`: every cloned voice, or `owner`'s alone (one
+/// query either way). How many changed.
+pub async fn take_up(
+    store: &dyn crate::storage::Store,
+    registry: &VoiceRegistry,
+    owner: Option<&str>,
+) -> Result<usize, crate::storage::StorageError> {
+    let here: Vec<(String, String)> = registry
+        .cloned_ids()
+        .into_iter()
+        .filter(|(of, _)| owner.is_none_or(|owner| of == owner))
+        .collect();
+    let records = match owner {
+        Some(owner) => store.voices_of(owner).await?,
+        None => store.voices().await?,
+    };
+    Ok(sync(here, &records, registry, registry.lexicon()))
 }
 
 /// The base voice for a speaker: the configured one, or the built-in voice nearer the speaker's pitch.

@@ -123,17 +123,9 @@ impl Shared {
         if !self.db.shared() {
             return;
         }
-        let here: Vec<(String, String)> = self
-            .voices
-            .cloned_ids()
-            .into_iter()
-            .filter(|(of, _)| of == owner)
-            .collect();
-        match self.db.voices_of(owner).await {
-            Ok(records) => {
-                crate::clone::sync(here, &records, &self.voices, self.voices.lexicon());
-            }
-            Err(error) => tracing::warn!(%error, "cloned voices could not be read"),
+        if let Err(error) = crate::clone::take_up(self.db.as_ref(), &self.voices, Some(owner)).await
+        {
+            tracing::warn!(%error, "cloned voices could not be read");
         }
     }
 }

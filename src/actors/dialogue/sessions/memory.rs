@@ -181,31 +181,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_turn_keeps_what_it_commits_and_nothing_when_dropped() {
-        use crate::dialogue::Role;
         let store = MemorySessions::new(Duration::from_secs(60), 10);
-        let mut turn = store.open("key-a", "general", None).await.unwrap();
-        let id = turn.id.clone();
-        turn.session.history.push((Role::User, "Habari".into()));
-        turn.commit().await.unwrap();
-        let mut again = store.open("key-a", "general", Some(&id)).await.unwrap();
-        assert_eq!(again.session.history.len(), 1);
-        again.session.history.clear();
-        drop(again);
-        let next = store.open("key-a", "general", Some(&id)).await.unwrap();
-        assert_eq!(
-            next.session.history.len(),
-            1,
-            "a dropped turn changes nothing"
-        );
-        let waiting = store.open("key-a", "general", Some(&id));
-        tokio::pin!(waiting);
-        assert!(
-            tokio::time::timeout(Duration::from_millis(50), &mut waiting)
-                .await
-                .is_err(),
-            "one turn at a time"
-        );
-        next.commit().await.unwrap();
-        waiting.await.unwrap().commit().await.unwrap();
+        super::super::tests::one_turn_at_a_time_and_only_what_it_commits(&store).await;
     }
 }

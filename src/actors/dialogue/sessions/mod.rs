@@ -90,3 +90,56 @@ impl SessionTurn {
         self.commit.commit(self.session).await
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use std::time::Duration;
+
+    use super::SessionStore;
+    use crate::dialogue::Role;
+
+    /// What every store does: a turn's commit is what the next turn reads, a dropped turn changes nothing (its
+    /// hold let go, at once or shortly on the runtime), and a second turn waits for the first. The session's id.
+    pub async fn one_turn_at_a_time_and_only_what_it_commits(store: &dyn SessionStore) -> String {
+        let mut turn = store.open("key-a", "general", None).await.unwrap();
+        let id = turn.id.clone();
+        turn.session
+            .history
+            .push((Role::User, "Nataka salio".into()));
+        turn.session.slots.insert("akaunti".into(), "akiba".into());
+        turn.commit().await.unwrap();
+
+        let mut again = store.open("key-a", "general", Some(&id)).await.unwrap();
+        assert_eq!(
+            again.session.history,
+            vec![(Role::User, "Nataka salio".into())]
+        );
+        assert_eq!(again.session.slots["akaunti"], "akiba");
+        again.session.history.clear();
+        drop(again);
+        let next = tokio::time::timeout(
+            Duration::from_secs(5),
+            store.open("key-a", "general", Some(&id)),
+        )
+        .await
+        .expect("the dropped turn let go")
+        .unwrap();
+        assert_eq!(
+            next.session.history.len(),
+            1,
+            "a dropped turn changes nothing"
+        );
+
+        let waiting = store.open("key-a", "general", Some(&id));
+        tokio::pin!(waiting);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(100), &mut waiting)
+                .await
+                .is_err(),
+            "one turn at a time"
+        );
+        next.commit().await.unwrap();
+        waiting.await.unwrap().commit().await.unwrap();
+        id.clone()
+    }
+}

@@ -164,7 +164,6 @@ impl Drop for Held {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialogue::Role;
 
     fn store() -> (tempfile::TempDir, StoredSessions) {
         let dir = tempfile::tempdir().unwrap();
@@ -175,59 +174,24 @@ mod tests {
     #[tokio::test]
     async fn a_turn_keeps_what_it_commits_and_nothing_when_dropped() {
         let (_dir, sessions) = store();
-        let mut turn = sessions.open("key-a", "banking", None).await.unwrap();
-        let id = turn.id.clone();
-        turn.session
-            .history
-            .push((Role::User, "Nataka salio".into()));
-        turn.session.slots.insert("akaunti".into(), "akiba".into());
-        turn.commit().await.unwrap();
+        let id = super::super::tests::one_turn_at_a_time_and_only_what_it_commits(&sessions).await;
 
-        let mut again = sessions.open("key-a", "banking", Some(&id)).await.unwrap();
-        assert_eq!(
-            again.session.history,
-            vec![(Role::User, "Nataka salio".into())]
-        );
-        assert_eq!(again.session.slots["akaunti"], "akiba");
-        again.session.history.clear();
-        drop(again);
-        // The dropped turn lets the session go (shortly, on the runtime) and changes nothing.
-        let next = tokio::time::timeout(
-            Duration::from_secs(5),
-            sessions.open("key-a", "banking", Some(&id)),
-        )
-        .await
-        .expect("the dropped turn let go")
-        .unwrap();
-        assert_eq!(next.session.history.len(), 1);
-
-        // A second turn waits for the first; a wrong scenario or key is refused without holding it.
-        let waiting = sessions.open("key-a", "banking", Some(&id));
-        tokio::pin!(waiting);
-        assert!(
-            tokio::time::timeout(Duration::from_millis(100), &mut waiting)
-                .await
-                .is_err(),
-            "one turn at a time"
-        );
-        next.commit().await.unwrap();
-        let second = waiting.await.unwrap();
-        second.commit().await.unwrap();
+        // A wrong scenario or key is refused without holding the session.
         assert!(matches!(
             sessions.open("key-a", "health", Some(&id)).await,
             Err(SessionError::OtherScenario { .. })
         ));
         assert_eq!(
-            sessions.open("key-b", "banking", Some(&id)).await.err(),
+            sessions.open("key-b", "general", Some(&id)).await.err(),
             Some(SessionError::NotFound(id.clone()))
         );
         assert_eq!(
             sessions.scenario_of("key-a", &id).await.unwrap().as_deref(),
-            Some("banking")
+            Some("general")
         );
         let free = tokio::time::timeout(
             Duration::from_secs(5),
-            sessions.open("key-a", "banking", Some(&id)),
+            sessions.open("key-a", "general", Some(&id)),
         )
         .await;
         assert!(free.is_ok(), "the refusal held nothing");
