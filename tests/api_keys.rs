@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -23,16 +25,63 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// How long until `/v1/voices` with `key` answers `status` (polling every 100 ms, giving up after 10 s).
-fn until_status(server: &Server, key: &str, status: u16) -> Duration {
+/// How long until `/v1/voices` with `key` answers `status` (polling every 100 ms, giving up after 10 s), on a
+/// new connection each time or, with `kept`, on that one keep-alive connection.
+fn until_status(
+    server: &Server,
+    key: &str,
+    status: u16,
+    mut kept: Option<&mut KeptAlive>,
+) -> Duration {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(10) {
-        if get(&server.url("/v1/voices"), Some(key)).status == status {
+        let answered = match kept.as_deref_mut() {
+            Some(connection) => connection.voices(key),
+            None => get(&server.url("/v1/voices"), Some(key)).status,
+        };
+        if answered == status {
             return started.elapsed();
         }
         std::thread::sleep(Duration::from_millis(100));
     }
     panic!("the key never answered {status}");
+}
+
+/// One HTTP/1.1 connection that stays open between requests, as a client's connection pool keeps it.
+struct KeptAlive(BufReader<TcpStream>);
+
+impl KeptAlive {
+    fn open(server: &Server) -> Self {
+        let stream = TcpStream::connect(server.base.trim_start_matches("http://")).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        Self(BufReader::new(stream))
+    }
+
+    /// The status of `GET /v1/voices` with `key`, on this connection (which must still be open).
+    fn voices(&mut self, key: &str) -> u16 {
+        let request =
+            format!("GET /v1/voices HTTP/1.1\r\nHost: sauti\r\nxi-api-key: {key}\r\n\r\n");
+        self.0.get_mut().write_all(request.as_bytes()).unwrap();
+        let mut head = Vec::new();
+        let mut line = String::new();
+        while line != "\r\n" {
+            line.clear();
+            assert!(
+                self.0.read_line(&mut line).unwrap() > 0,
+                "the connection was closed"
+            );
+            head.push(line.to_ascii_lowercase());
+        }
+        let length: usize = head
+            .iter()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .map_or(0, |v| v.trim().parse().unwrap());
+        let mut body = vec![0; length];
+        self.0.read_exact(&mut body).unwrap();
+        head[0].split(' ').nth(1).unwrap().parse().unwrap()
+    }
 }
 
 #[test]
@@ -48,7 +97,10 @@ fn a_running_server_accepts_new_keys_and_refuses_revoked_ones_within_seconds() {
     let created = keys(dir.path(), &["create", "--name", "pilot"]);
     assert!(created.status.success(), "{}", stderr(&created));
     let key = String::from_utf8_lossy(&created.stdout).trim().to_string();
-    let accepted = until_status(&server, &key, 200);
+    let accepted = until_status(&server, &key, 200, None);
+    // A connection that has already presented the key, kept open across the revocation.
+    let mut kept = KeptAlive::open(&server);
+    assert_eq!(kept.voices(&key), 200);
     assert!(
         accepted < Duration::from_secs(3),
         "accepted after {accepted:?}"
@@ -64,10 +116,16 @@ fn a_running_server_accepts_new_keys_and_refuses_revoked_ones_within_seconds() {
         .to_string();
     let revoked = keys(dir.path(), &["revoke", &id]);
     assert!(revoked.status.success(), "{}", stderr(&revoked));
-    let refused = until_status(&server, &key, 401);
+    let refused = until_status(&server, &key, 401, None);
     assert!(
         refused < Duration::from_secs(3),
         "refused after {refused:?}"
+    );
+    // Refused on the connection that used it before, too (it is still open: each answer was read whole).
+    let refused_there = until_status(&server, &key, 401, Some(&mut kept));
+    assert!(
+        refused_there < Duration::from_secs(1),
+        "refused there after {refused_there:?}"
     );
     eprintln!("new key accepted after {accepted:?}, revoked key refused after {refused:?}");
 }

@@ -1,10 +1,11 @@
 //! API keys: the `xi-api-key` header (or `Authorization: Bearer`, as OpenAI clients send it) checked against
 //! SHA-256 hashes in constant time.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderName};
 
 use sha2::{Digest, Sha256};
 
@@ -70,6 +71,24 @@ impl SocketTokens {
     }
 }
 
+/// The last valid key one connection presented and whose it is, so a client that sends the same key with every
+/// request of a keep-alive connection has it hashed and looked up once (until the keys change). Belongs to
+/// one connection; never shared between them.
+#[derive(Default)]
+pub struct KeyMemo(std::cell::RefCell<Option<Known>>);
+
+struct Known {
+    presented: Box<[u8]>,
+    generation: u64,
+    caller: Caller,
+}
+
+/// Whether `a` and `b` are equal, in a time that depends on their lengths only.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let differ = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    a.len() == b.len() && std::hint::black_box(differ) == 0
+}
+
 /// The accepted keys (hashes only), from configuration and the database.
 #[derive(Clone, Default)]
 pub struct KeyRing {
@@ -79,11 +98,16 @@ pub struct KeyRing {
     stored: Arc<RwLock<Entries>>,
     /// The database's data version when the stored keys were last read.
     loaded_at: Arc<Mutex<Option<i64>>>,
+    /// Moves on whenever the stored keys are replaced: what a [`KeyMemo`] remembers holds only while it stands.
+    generation: Arc<AtomicU64>,
 }
+
+/// The header that carries the API key.
+const XI_API_KEY: HeaderName = HeaderName::from_static("xi-api-key");
 
 /// The key a request presents: its `xi-api-key` header, else the token of `Authorization: Bearer TOKEN`.
 pub fn presented_key(headers: &HeaderMap) -> Option<&str> {
-    if let Some(key) = headers.get("xi-api-key") {
+    if let Some(key) = headers.get(XI_API_KEY) {
         return key.to_str().ok();
     }
     let authorization = headers
@@ -120,6 +144,7 @@ impl KeyRing {
             configured: Arc::new(configured),
             stored: Arc::default(),
             loaded_at: Arc::default(),
+            generation: Arc::default(),
         }
     }
 
@@ -143,6 +168,8 @@ impl KeyRing {
         if let Ok(mut stored) = self.stored.write() {
             *stored = entries;
         }
+        // After the new keys are in place: a memo made against the old ones is not used again.
+        self.generation.fetch_add(1, Ordering::AcqRel);
         if let Ok(mut loaded_at) = self.loaded_at.lock() {
             *loaded_at = Some(version);
         }
@@ -170,6 +197,25 @@ impl KeyRing {
             None => self.stored.read().ok()?.get(&hash)?.clone(),
         };
         Some(Caller { key_id: id })
+    }
+
+    /// [`KeyRing::authenticate`], remembering the answer in `memo` (one connection's): the same key presented
+    /// again while the keys are unchanged is not hashed and looked up again.
+    pub fn authenticate_with(&self, memo: &KeyMemo, presented: &str) -> Option<Caller> {
+        // Read before the keys are: a memo is never newer than the keys it was made from.
+        let generation = self.generation.load(Ordering::Acquire);
+        if let Some(known) = memo.0.borrow().as_ref() {
+            if known.generation == generation && same(&known.presented, presented.as_bytes()) {
+                return Some(known.caller.clone());
+            }
+        }
+        let caller = self.authenticate(presented)?;
+        *memo.0.borrow_mut() = Some(Known {
+            presented: presented.as_bytes().into(),
+            generation,
+            caller: caller.clone(),
+        });
+        Some(caller)
     }
 
     /// Whether any key is configured or stored.
@@ -217,5 +263,39 @@ mod tests {
             None
         );
         assert_eq!(presented_key(&headers(&[])), None);
+    }
+
+    #[tokio::test]
+    async fn a_connection_remembers_its_key_only_while_the_keys_are_unchanged() {
+        use super::{KeyMemo, KeyRing};
+        let dir = tempfile::tempdir().unwrap();
+        let db = crate::storage::Database::open(dir.path()).unwrap();
+        let store: &dyn crate::storage::Store = &db;
+        let keys = KeyRing::new(&["configured-key".to_string()]);
+        let stored = store.insert_key("pilot", "stored-key").await.unwrap();
+        keys.refresh(store).await.unwrap();
+        let memo = KeyMemo::default();
+
+        // The same key twice, then another on the same connection, then the first again: each its own caller.
+        let first = keys.authenticate_with(&memo, "stored-key").unwrap();
+        assert_eq!(&*first.key_id, stored.id.as_str());
+        assert_eq!(
+            keys.authenticate_with(&memo, "stored-key"),
+            Some(first.clone())
+        );
+        let other = keys.authenticate_with(&memo, "configured-key").unwrap();
+        assert_ne!(other, first);
+        assert_eq!(keys.authenticate_with(&memo, "stored-key"), Some(first));
+        // A wrong key is refused, and a prefix or extension of the remembered one is a different key.
+        assert_eq!(keys.authenticate_with(&memo, "stored-ke"), None);
+        assert_eq!(keys.authenticate_with(&memo, "stored-keyy"), None);
+        assert_eq!(keys.authenticate_with(&memo, "wrong"), None);
+
+        // Revoked: the connection that presented it a moment ago is refused too once the keys are reloaded.
+        assert!(keys.authenticate_with(&memo, "stored-key").is_some());
+        assert!(store.revoke_key(&stored.id).await.unwrap());
+        keys.refresh(store).await.unwrap();
+        assert_eq!(keys.authenticate_with(&memo, "stored-key"), None);
+        assert!(keys.authenticate_with(&memo, "configured-key").is_some());
     }
 }

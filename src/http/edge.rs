@@ -13,6 +13,7 @@
 //! - problem+json bodies for every error response, naming the request's path and id.
 
 use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -24,6 +25,7 @@ use axum::response::Response;
 use axum::Router;
 use tower::ServiceExt as _;
 
+use super::auth::KeyMemo;
 use super::cors::Cors;
 use super::limits::{Admission, Allowance, Guard};
 use super::problem::{self, ProblemBase, REQUEST_ID};
@@ -65,6 +67,24 @@ impl Front {
         Self(Arc::new(parts))
     }
 
+    /// The front of one connection, from `peer`.
+    pub fn connection(&self, peer: SocketAddr) -> Connection {
+        Connection {
+            front: self.clone(),
+            peer: peer.ip(),
+            memo: KeyMemo::default(),
+        }
+    }
+}
+
+/// The front as one connection sees it: who is on the other end, and the key it last presented.
+pub struct Connection {
+    front: Front,
+    peer: IpAddr,
+    memo: KeyMemo,
+}
+
+impl Connection {
     /// Answer one request. What can be decided at once (the id, authentication, limits) is decided before
     /// the future is made, which then holds only what the router's answer still needs.
     pub fn handle(&self, request: Request) -> impl Future<Output = Response> + Send + 'static {
@@ -77,8 +97,8 @@ impl Front {
         // Kept by reference count (no copy) for the rare response that turns out to be an error.
         let uri = request.uri().clone();
         let method = method_label(request.method());
-        let route = self.0.routes.index_of(uri.path());
-        let front = Arc::clone(&self.0);
+        let route = self.front.0.routes.index_of(uri.path());
+        let front = Arc::clone(&self.front.0);
         let origin = match front.cors.is_on() {
             true => request.headers().get(axum::http::header::ORIGIN).cloned(),
             false => None,
@@ -88,7 +108,9 @@ impl Front {
             .and_then(|_| front.cors.preflight(request.method(), request.headers()));
         let entry = match preflight {
             Some(answer) => Entry::Now(Err(Box::new(answer))),
-            None => request_scope::sync_scope(id.clone(), || front.admit(request)),
+            None => request_scope::sync_scope(id.clone(), || {
+                front.admit(request, self.peer, &self.memo)
+            }),
         };
         // Routed at once when the limits were counted here; after the shared limits answer otherwise.
         let routed = match entry {
@@ -145,11 +167,11 @@ type Pending = std::pin::Pin<Box<dyn Future<Output = super::limits::Admitted> + 
 impl Parts {
     /// Authenticate what is under `/v1` and `/elevenlabs` and count it against its limit: the request to route,
     /// with the rate-limit headers its response will carry, or the refusal.
-    fn admit(&self, request: Request) -> Entry {
+    fn admit(&self, request: Request, peer: IpAddr, memo: &KeyMemo) -> Entry {
         if !authenticated(request.uri().path()) {
             return Entry::Now(Ok((self.bounded(request), None)));
         }
-        match self.guard.admit(&request) {
+        match self.guard.admit(&request, peer, memo) {
             Admission::Now(admitted) => Entry::Now(
                 admitted.map(|(caller, allowance)| (self.enter(request, caller), Some(allowance))),
             ),

@@ -5,12 +5,12 @@
 //! The limits are counted in this process (governor's GCRA), or, with `limits.redis_url`, in Redis for every
 //! replica at once ([`shared`]); then this process's limiter is the fallback while Redis does not answer.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Request};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
@@ -18,7 +18,7 @@ use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
-use super::auth::{Caller, KeyRing};
+use super::auth::{Caller, KeyMemo, KeyRing};
 use super::codes::ErrorCode;
 use super::problem::ApiError;
 use crate::config::{LimitSettings, RedisUnreachable};
@@ -261,9 +261,10 @@ enum Subject {
 }
 
 impl Guard {
-    /// Authenticate `request` and count it against its caller's limit.
-    pub fn admit(&self, request: &Request) -> Admission {
-        let subject = self.identify(request);
+    /// Authenticate `request`, which came from `peer` on a connection whose last key `memo` remembers, and
+    /// count it against its caller's limit (or, without a valid key, against the limit of its address).
+    pub fn admit(&self, request: &Request, peer: IpAddr, memo: &KeyMemo) -> Admission {
+        let subject = self.identify(request, peer, memo);
         match self.limits.shared.is_some() {
             false => {
                 let verdict = match &subject {
@@ -296,9 +297,9 @@ impl Guard {
 
     /// The caller of a valid key (or of a realtime token minted for one), or the address of a stranger with the
     /// reason it is refused.
-    fn identify(&self, request: &Request) -> Subject {
+    fn identify(&self, request: &Request, peer: IpAddr, memo: &KeyMemo) -> Subject {
         let presented = super::auth::presented_key(request.headers());
-        let mut caller = presented.and_then(|k| self.keys.authenticate(k));
+        let mut caller = presented.and_then(|k| self.keys.authenticate_with(memo, k));
         // A realtime socket opened by a browser presents a token minted for its key instead.
         let mut refused_token = None;
         if let (None, Some(token)) = (presented, socket_token(request.uri())) {
@@ -314,10 +315,6 @@ impl Guard {
             );
         }
         // Unauthenticated requests are limited per client address, so key guessing is slow.
-        let ip = request
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
         let error = match (presented, refused_token) {
             (None, Some(token)) => ApiError::unauthorized(token.to_string()),
             (None, None) => ApiError::unauthorized(
@@ -325,7 +322,7 @@ impl Guard {
             ),
             (Some(_), _) => ApiError::unauthorized("invalid API key"),
         };
-        Subject::Stranger(ip, error)
+        Subject::Stranger(peer, error)
     }
 }
 

@@ -10,12 +10,10 @@
 //! - graceful shutdown within a grace period: requests in flight may finish, then what is left is closed.
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::edge::Front;
-use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
@@ -117,12 +115,9 @@ pub async fn serve(
             tracing::debug!(%error, "TCP_NODELAY not set");
         }
         let activity = Activity::new();
-        let app = app.clone();
+        let app = app.connection(remote);
         let requests = activity.clone();
-        let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-            request
-                .extensions_mut()
-                .insert(ConnectInfo::<SocketAddr>(remote));
+        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
             // The request counts as in flight until its response body has been sent.
             let in_flight = requests.request_started();
             // Boxed once here: hyper moves the future it is given, and the front's is large.
