@@ -23,6 +23,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
         if declared.is_some_and(|length| length > super::JSON_LIMIT as u64) {
             return Err(ApiError::too_large("the JSON body is larger than 1 MB"));
         }
+        // One without a length (chunked) is cut off at the limit as it arrives. The limit is kept here rather
+        // than in a layer over every route, which would mark every request, bodiless ones included.
+        let request = request.map(|body| {
+            axum::body::Body::new(http_body_util::Limited::new(body, super::JSON_LIMIT))
+        });
         let Json(value) = Json::<T>::from_request(request, state).await?;
         Ok(ApiJson(value))
     }

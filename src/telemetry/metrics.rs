@@ -129,7 +129,9 @@ struct RouteTable {
     exact: std::collections::HashMap<String, usize>,
     /// The indices of templates with parameters, the only ones matched segment by segment.
     parameterised: Vec<usize>,
-    handles: std::sync::RwLock<std::collections::HashMap<(usize, &'static str, u16), Handles>>,
+    handles: std::sync::RwLock<
+        std::collections::HashMap<(usize, &'static str, u16), Handles, foldhash::fast::RandomState>,
+    >,
 }
 
 struct Template {

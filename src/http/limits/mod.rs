@@ -34,8 +34,11 @@ use shared::{SharedLimits, SharedSeat};
 const UNAUTHENTICATED_SCOPE: &str =
     "for requests without a valid API key (counted per client address)";
 
+/// Keys hashed with a fast hasher seeded per process (addresses come from anyone, so not a fixed one).
+type Hasher = foldhash::fast::RandomState;
+
 type Limiter<K> =
-    RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
+    RateLimiter<K, DefaultKeyedStateStore<K, Hasher>, DefaultClock, StateInformationMiddleware>;
 
 struct Bucket<K: std::hash::Hash + Eq + Clone> {
     limiter: Limiter<K>,
@@ -48,7 +51,8 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
     fn new(per_minute: u32) -> Self {
         let rate = NonZeroU32::new(per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
         Self {
-            limiter: RateLimiter::keyed(Quota::per_minute(rate)).with_middleware(),
+            limiter: RateLimiter::dashmap_with_hasher(Quota::per_minute(rate), Hasher::default())
+                .with_middleware(),
             per_minute: rate.get(),
             limit_header: HeaderValue::from(rate.get()),
         }
