@@ -257,7 +257,7 @@ fn components() {
     let guard = bench_guard();
     let request = voices_request();
     let memo = sauti::http::auth::KeyMemo::default();
-    let guard_memo = sauti::http::auth::KeyMemo::default();
+    let guard_memo = sauti::http::limits::ConnectionMemo::default();
     let rows: [(&str, f64); 9] = [
         (
             "authentication: SHA-256 of the key, one lookup",

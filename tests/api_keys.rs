@@ -3,12 +3,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use common::kept_alive::KeptAlive;
 use common::{get, Server};
 
 fn keys(data: &Path, args: &[&str]) -> Output {
@@ -36,7 +35,7 @@ fn until_status(
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(10) {
         let answered = match kept.as_deref_mut() {
-            Some(connection) => connection.voices(key),
+            Some(connection) => connection.get("/v1/voices", key).status,
             None => get(&server.url("/v1/voices"), Some(key)).status,
         };
         if answered == status {
@@ -45,43 +44,6 @@ fn until_status(
         std::thread::sleep(Duration::from_millis(100));
     }
     panic!("the key never answered {status}");
-}
-
-/// One HTTP/1.1 connection that stays open between requests, as a client's connection pool keeps it.
-struct KeptAlive(BufReader<TcpStream>);
-
-impl KeptAlive {
-    fn open(server: &Server) -> Self {
-        let stream = TcpStream::connect(server.base.trim_start_matches("http://")).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        Self(BufReader::new(stream))
-    }
-
-    /// The status of `GET /v1/voices` with `key`, on this connection (which must still be open).
-    fn voices(&mut self, key: &str) -> u16 {
-        let request =
-            format!("GET /v1/voices HTTP/1.1\r\nHost: sauti\r\nxi-api-key: {key}\r\n\r\n");
-        self.0.get_mut().write_all(request.as_bytes()).unwrap();
-        let mut head = Vec::new();
-        let mut line = String::new();
-        while line != "\r\n" {
-            line.clear();
-            assert!(
-                self.0.read_line(&mut line).unwrap() > 0,
-                "the connection was closed"
-            );
-            head.push(line.to_ascii_lowercase());
-        }
-        let length: usize = head
-            .iter()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .map_or(0, |v| v.trim().parse().unwrap());
-        let mut body = vec![0; length];
-        self.0.read_exact(&mut body).unwrap();
-        head[0].split(' ').nth(1).unwrap().parse().unwrap()
-    }
 }
 
 #[test]
@@ -100,7 +62,7 @@ fn a_running_server_accepts_new_keys_and_refuses_revoked_ones_within_seconds() {
     let accepted = until_status(&server, &key, 200, None);
     // A connection that has already presented the key, kept open across the revocation.
     let mut kept = KeptAlive::open(&server);
-    assert_eq!(kept.voices(&key), 200);
+    assert_eq!(kept.get("/v1/voices", &key).status, 200);
     assert!(
         accepted < Duration::from_secs(3),
         "accepted after {accepted:?}"

@@ -5,6 +5,7 @@ mod common;
 
 use std::time::Duration;
 
+use common::kept_alive::KeptAlive;
 use common::{get, method, post_json, problem_body, Server, KEY_A};
 use serde_json::json;
 
@@ -35,6 +36,47 @@ fn head_on_a_job_counts_against_the_status_limit_like_get() {
     );
     // Other endpoints are in their own category.
     assert_eq!(get(&server.url("/v1/voices"), Some(KEY_A)).status, 200);
+}
+
+#[test]
+fn one_keep_alive_connection_is_counted_like_many() {
+    let data = common::temp_dir();
+    let server = Server::start(data.path(), &[("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "4")]);
+    let mut connection = KeptAlive::open(&server);
+    let mut resets = Vec::new();
+    for left in ["3", "2", "1", "0"] {
+        let answer = connection.get("/v1/voices", KEY_A);
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.header("x-ratelimit-limit"), Some("4"));
+        assert_eq!(answer.header("x-ratelimit-remaining"), Some(left));
+        resets.push(
+            answer
+                .header("x-ratelimit-reset")
+                .unwrap()
+                .parse::<u64>()
+                .unwrap(),
+        );
+    }
+    // Each request used up more of the allowance, so the whole of it is back later each time (15 s a request).
+    assert!(resets.windows(2).all(|w| w[1] >= w[0] + 14), "{resets:?}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(
+        (now + 59..=now + 61).contains(&resets[3]),
+        "{resets:?} at {now}"
+    );
+    // Over the limit, on the same connection and on a new one alike.
+    let refused = connection.get("/v1/voices", KEY_A);
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.header("x-ratelimit-remaining"), Some("0"));
+    assert_eq!(get(&server.url("/v1/voices"), Some(KEY_A)).status, 429);
+    // Another key on the same connection has an allowance of its own.
+    let other = connection.get("/v1/voices", common::KEY_B);
+    assert_eq!(other.status, 200);
+    assert_eq!(other.header("x-ratelimit-remaining"), Some("3"));
+    assert_eq!(connection.get("/v1/voices", KEY_A).status, 429);
 }
 
 #[test]

@@ -25,9 +25,8 @@ use axum::response::Response;
 use axum::Router;
 use tower::ServiceExt as _;
 
-use super::auth::KeyMemo;
 use super::cors::Cors;
-use super::limits::{Admission, Allowance, Guard};
+use super::limits::{Admission, Allowance, ConnectionMemo, Guard};
 use super::problem::{self, ProblemBase, REQUEST_ID};
 use crate::telemetry::metrics::{method_label, Routes};
 use crate::telemetry::request_scope;
@@ -72,16 +71,17 @@ impl Front {
         Connection {
             front: self.clone(),
             peer: peer.ip(),
-            memo: KeyMemo::default(),
+            memo: ConnectionMemo::default(),
         }
     }
 }
 
-/// The front as one connection sees it: who is on the other end, and the key it last presented.
+/// The front as one connection sees it: who is on the other end, and what its requests leave for the next
+/// ones (the key it presented last, the rate-limit values it was sent).
 pub struct Connection {
     front: Front,
     peer: IpAddr,
-    memo: KeyMemo,
+    memo: ConnectionMemo,
 }
 
 impl Connection {
@@ -167,7 +167,7 @@ type Pending = std::pin::Pin<Box<dyn Future<Output = super::limits::Admitted> + 
 impl Parts {
     /// Authenticate what is under `/v1` and `/elevenlabs` and count it against its limit: the request to route,
     /// with the rate-limit headers its response will carry, or the refusal.
-    fn admit(&self, request: Request, peer: IpAddr, memo: &KeyMemo) -> Entry {
+    fn admit(&self, request: Request, peer: IpAddr, memo: &ConnectionMemo) -> Entry {
         if !authenticated(request.uri().path()) {
             return Entry::Now(Ok((self.bounded(request), None)));
         }

@@ -9,6 +9,7 @@ pub mod cloning;
 pub mod dictionaries;
 pub mod fake_http;
 pub mod ffmpeg;
+pub mod kept_alive;
 pub mod moto;
 pub mod multipart;
 pub mod postgres;

@@ -24,9 +24,12 @@ use super::problem::ApiError;
 use crate::config::{LimitSettings, RedisUnreachable};
 
 mod category;
+mod memo;
 pub mod shared;
 
 pub use category::Category;
+pub use memo::ConnectionMemo;
+use memo::{REMAINING_SLOT, RESET_SLOT};
 
 use shared::{SharedLimits, SharedSeat};
 
@@ -80,8 +83,21 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
     }
 
     /// The headers to send for `verdict` either way, and a 429 when it is over the limit.
-    fn answer(&self, verdict: Verdict, limit_for: &str) -> (Allowance, Option<ApiError>) {
-        let allowance = Allowance(self.limit_header.clone(), verdict.remaining, verdict.reset);
+    fn answer(
+        &self,
+        verdict: Verdict,
+        limit_for: &str,
+        memo: Option<&ConnectionMemo>,
+    ) -> (Allowance, Option<ApiError>) {
+        let value = |slot, number| match memo {
+            Some(memo) => memo.value(slot, number),
+            None => HeaderValue::from(number),
+        };
+        let allowance = Allowance([
+            self.limit_header.clone(),
+            value(REMAINING_SLOT, u64::from(verdict.remaining)),
+            value(RESET_SLOT, verdict.reset.ceil() as u64),
+        ]);
         let refusal = verdict.retry_after.map(|wait| {
             let retry_after = wait.as_secs_f64().ceil().max(1.0) as u64;
             let detail = format!(
@@ -112,14 +128,15 @@ fn unix_seconds() -> f64 {
 }
 
 /// Limit, remaining and reset time: the rate-limit headers of a response.
-pub struct Allowance(HeaderValue, u32, f64);
+pub struct Allowance([HeaderValue; 3]);
 
 impl Allowance {
     /// Write the `x-ratelimit-*` headers.
     pub fn write(self, headers: &mut HeaderMap) {
-        headers.insert(LIMIT, self.0);
-        headers.insert(REMAINING, HeaderValue::from(self.1));
-        headers.insert(RESET, HeaderValue::from(self.2.ceil() as u64));
+        let [limit, remaining, reset] = self.0;
+        headers.insert(LIMIT, limit);
+        headers.insert(REMAINING, remaining);
+        headers.insert(RESET, reset);
     }
 }
 
@@ -265,10 +282,10 @@ enum Subject {
 }
 
 impl Guard {
-    /// Authenticate `request`, which came from `peer` on a connection whose last key `memo` remembers, and
-    /// count it against its caller's limit (or, without a valid key, against the limit of its address).
-    pub fn admit(&self, request: &Request, peer: IpAddr, memo: &KeyMemo) -> Admission {
-        let subject = self.identify(request, peer, memo);
+    /// Authenticate `request`, which came from `peer` on the connection `memo` belongs to, and count it
+    /// against its caller's limit (or, without a valid key, against the limit of its address).
+    pub fn admit(&self, request: &Request, peer: IpAddr, memo: &ConnectionMemo) -> Admission {
+        let subject = self.identify(request, peer, &memo.key);
         match self.limits.shared.is_some() {
             false => {
                 let verdict = match &subject {
@@ -277,7 +294,7 @@ impl Guard {
                     }
                     Subject::Stranger(ip, _) => self.limits.unauthenticated.local(ip),
                 };
-                Admission::Now(self.limits.settle(subject, Some(verdict)))
+                Admission::Now(self.limits.settle(subject, Some(verdict), Some(memo)))
             }
             true => {
                 let limits = Arc::clone(&self.limits);
@@ -293,7 +310,7 @@ impl Guard {
                             limits.count(bucket, "address", ip, &ip.to_string()).await
                         }
                     };
-                    limits.settle(subject, verdict)
+                    limits.settle(subject, verdict, None)
                 }))
             }
         }
@@ -340,7 +357,12 @@ impl RateLimits {
     }
 
     /// The answer for `subject` once its request is counted (`None`: it could not be).
-    fn settle(&self, subject: Subject, verdict: Option<Verdict>) -> Admitted {
+    fn settle(
+        &self,
+        subject: Subject,
+        verdict: Option<Verdict>,
+        memo: Option<&ConnectionMemo>,
+    ) -> Admitted {
         let Some(verdict) = verdict else {
             let error = ApiError::new(
                 ErrorCode::RateLimitsUnavailable,
@@ -351,12 +373,15 @@ impl RateLimits {
         match subject {
             Subject::Stranger(_, error) => {
                 let (headers, limited) =
-                    self.unauthenticated.answer(verdict, UNAUTHENTICATED_SCOPE);
+                    self.unauthenticated
+                        .answer(verdict, UNAUTHENTICATED_SCOPE, memo);
                 let error = limited.unwrap_or(error);
                 Err(Box::new(with_headers(error.into_response(), headers)))
             }
             Subject::Caller(caller, category) => {
-                let (allowance, limited) = self.bucket(category).answer(verdict, category.scope());
+                let (allowance, limited) =
+                    self.bucket(category)
+                        .answer(verdict, category.scope(), memo);
                 if let Some(error) = limited {
                     tracing::info!(key_id = %caller.key_id, category = category.name(), "rate limited");
                     metrics::counter!(crate::telemetry::metrics::RATE_LIMITED, "category" => category.name())
