@@ -294,7 +294,7 @@ fn components() {
             per_call(|| {
                 let id =
                     axum::http::HeaderValue::from_static("0b4f2c1e-8d6a-4e3b-9f21-7c5d8e9a0b1c");
-                let scoped = sauti::telemetry::request_scope::scope(id, async { 1 });
+                let scoped = sauti::telemetry::request_scope::scope(id, None, async { 1 });
                 std::hint::black_box(futures_util::FutureExt::now_or_never(scoped));
             }),
         ),

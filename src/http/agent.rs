@@ -1,6 +1,6 @@
 //! `POST /v1/voice-agent/converse` (text mode) and `/converse/audio` (audio mode: recognition first).
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -72,7 +72,7 @@ pub struct ConverseResponse {
     ))]
 pub async fn converse(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<ConverseRequest>,
 ) -> Result<Json<ConverseResponse>, ApiError> {
@@ -164,7 +164,7 @@ fn respond(request: AgentRequest, turn: AgentTurn) -> ConverseResponse {
     ))]
 pub async fn converse_audio(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     headers: HeaderMap,
     ApiQuery(query): ApiQuery<FormatQuery>,
     multipart: ApiMultipart,

@@ -11,11 +11,25 @@ use sha2::{Digest, Sha256};
 
 use crate::storage::{key_id, StorageError, Store};
 
-/// The authenticated caller of a request.
+/// The authenticated caller of a request. As an extractor: the caller the front admitted the request for
+/// (carried in the request's scope, not in its extensions); 401 outside the authenticated API.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     /// Id of the caller's key; owns the jobs (and later voices) it creates.
     pub key_id: Arc<str>,
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Caller {
+    type Rejection = super::problem::ApiError;
+
+    async fn from_request_parts(
+        _: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        crate::telemetry::request_scope::key_id()
+            .map(|key_id| Caller { key_id })
+            .ok_or_else(|| super::problem::ApiError::unauthorized("this path needs an API key"))
+    }
 }
 
 /// Key ids by the SHA-256 of their key.

@@ -1,6 +1,6 @@
 //! `POST /v1/voice-clone/` and `DELETE /v1/voices/{voice_id}`: cloned voices, private to the key that made them.
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -31,7 +31,7 @@ use crate::clone::{display_name, ClonedVoiceSummary};
     ))]
 pub async fn clone_voice(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     headers: HeaderMap,
     multipart: ApiMultipart,
 ) -> Result<Response, ApiError> {
@@ -92,7 +92,7 @@ pub async fn store(
     ))]
 pub async fn delete_voice(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
     if state.voices.get(&voice_id).is_some() {

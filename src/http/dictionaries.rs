@@ -1,7 +1,7 @@
 //! `/v1/pronunciation-dictionaries`: pronunciation dictionaries in ElevenLabs' shapes, private to the key that
 //! made them (another key gets 404, as for a dictionary that does not exist).
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -177,7 +177,7 @@ async fn create_from_rules(
     ))]
 pub async fn add_from_rules(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiJson(body): ApiJson<AddFromRules>,
 ) -> Result<Response, ApiError> {
     create_from_rules(&state, caller, body).await
@@ -195,7 +195,7 @@ pub async fn add_from_rules(
     ))]
 pub async fn create(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiJson(body): ApiJson<AddFromRules>,
 ) -> Result<Response, ApiError> {
     create_from_rules(&state, caller, body).await
@@ -214,7 +214,7 @@ pub async fn create(
     ))]
 pub async fn add_from_file(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     headers: HeaderMap,
     multipart: ApiMultipart,
 ) -> Result<Response, ApiError> {
@@ -259,7 +259,7 @@ pub async fn add_from_file(
     ))]
 pub async fn list(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiQuery(query): ApiQuery<ListQuery>,
 ) -> Result<Json<DictionaryList>, ApiError> {
     let limit = query.page_size.unwrap_or(30);
@@ -296,7 +296,7 @@ pub async fn list(
     ))]
 pub async fn get(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<DictionaryWithRules>, ApiError> {
     let record = state.dictionaries.get(&caller.key_id, &id).await?;
@@ -318,7 +318,7 @@ pub async fn get(
     ))]
 pub async fn delete(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
     state.dictionaries.delete(&caller.key_id, &id).await?;
@@ -337,7 +337,7 @@ pub async fn delete(
     ))]
 pub async fn download(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath((id, version_id)): ApiPath<(String, String)>,
 ) -> Result<Response, ApiError> {
     let record = state

@@ -25,6 +25,7 @@ use axum::response::Response;
 use axum::Router;
 use tower::ServiceExt as _;
 
+use super::auth::Caller;
 use super::cors::Cors;
 use super::limits::{Admission, Allowance, ConnectionMemo, Guard};
 use super::problem::{self, ProblemBase, REQUEST_ID};
@@ -114,22 +115,21 @@ impl Connection {
         };
         // Routed at once when the limits were counted here; after the shared limits answer otherwise.
         let routed = match entry {
-            Entry::Now(admitted) => {
-                Ok(admitted.map(|(request, allowance)| (front.dispatch(request, &id), allowance)))
-            }
+            Entry::Now(admitted) => Ok(admitted.map(|(request, caller, allowance)| {
+                (front.dispatch(request, &id, caller), allowance)
+            })),
             Entry::Later(request, pending) => Err((request, pending)),
         };
         async move {
-            let routed =
-                match routed {
-                    Ok(routed) => routed,
-                    Err((request, pending)) => request_scope::scope(id.clone(), pending).await.map(
-                        |(caller, allowance)| {
-                            let request = front.enter(request, caller);
-                            (front.dispatch(request, &id), Some(allowance))
-                        },
-                    ),
-                };
+            let routed = match routed {
+                Ok(routed) => routed,
+                Err((request, pending)) => request_scope::scope(id.clone(), None, pending)
+                    .await
+                    .map(|(caller, allowance)| {
+                        let request = front.bounded(request);
+                        (front.dispatch(request, &id, Some(caller)), Some(allowance))
+                    }),
+            };
             let mut response = match routed {
                 Ok((answer, allowance)) => {
                     let Ok(mut response) = answer.await;
@@ -156,9 +156,10 @@ impl Connection {
     }
 }
 
-/// A request past (or stopped at) authentication and the limits: at once, or once the shared limits answer.
+/// A request past (or stopped at) authentication and the limits, with its caller when it is under the
+/// authenticated API: at once, or once the shared limits answer.
 enum Entry {
-    Now(Result<(Request, Option<Allowance>), Box<Response>>),
+    Now(Result<(Request, Option<Caller>, Option<Allowance>), Box<Response>>),
     Later(Request, Pending),
 }
 
@@ -169,20 +170,16 @@ impl Parts {
     /// with the rate-limit headers its response will carry, or the refusal.
     fn admit(&self, request: Request, peer: IpAddr, memo: &ConnectionMemo) -> Entry {
         if !authenticated(request.uri().path()) {
-            return Entry::Now(Ok((self.bounded(request), None)));
+            return Entry::Now(Ok((self.bounded(request), None, None)));
         }
         match self.guard.admit(&request, peer, memo) {
-            Admission::Now(admitted) => Entry::Now(
-                admitted.map(|(caller, allowance)| (self.enter(request, caller), Some(allowance))),
-            ),
+            Admission::Now(admitted) => {
+                Entry::Now(admitted.map(|(caller, allowance)| {
+                    (self.bounded(request), Some(caller), Some(allowance))
+                }))
+            }
             Admission::Later(pending) => Entry::Later(request, pending),
         }
-    }
-
-    /// An admitted request: its caller for the handlers, its body bounded.
-    fn enter(&self, mut request: Request, caller: super::auth::Caller) -> Request {
-        request.extensions_mut().insert(caller);
-        self.bounded(request)
     }
 
     /// A body that stops arriving is abandoned after `server.body_timeout_seconds`.
@@ -194,13 +191,16 @@ impl Parts {
         request.map(|body| Body::new(tower_http::timeout::TimeoutBody::new(timeout, body)))
     }
 
-    /// The router's answer to `request`, its log lines carrying `id`.
+    /// The router's answer to `request`, its log lines carrying `id`, its handlers reading `caller` (the
+    /// [`Caller`] extractor).
     fn dispatch(
         &self,
         request: Request,
         id: &HeaderValue,
+        caller: Option<Caller>,
     ) -> impl Future<Output = Result<Response, std::convert::Infallible>> + Send + 'static {
-        request_scope::scope(id.clone(), self.router.clone().oneshot(request))
+        let key_id = caller.map(|caller| caller.key_id);
+        request_scope::scope(id.clone(), key_id, self.router.clone().oneshot(request))
     }
 }
 

@@ -1,6 +1,6 @@
 //! `POST /v1/text-to-speech/{voice_id}` and the asynchronous jobs of `/v1/tts/jobs`.
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -121,7 +121,7 @@ fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
     ))]
 pub async fn text_to_speech(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,
@@ -211,7 +211,7 @@ pub struct JobRequest {
     ))]
 pub async fn create_job(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiJson(request): ApiJson<JobRequest>,
 ) -> Result<Response, ApiError> {
     check_text(&request.text, state.settings.jobs.max_chars)?;
@@ -274,7 +274,7 @@ pub struct JobView {
     ))]
 pub async fn job_status(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(job_id): ApiPath<String>,
 ) -> Result<Json<JobView>, ApiError> {
     let job = state.graph.jobs.get(&caller.key_id, &job_id).await?;
@@ -309,7 +309,7 @@ pub async fn job_status(
     ))]
 pub async fn job_audio(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(job_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<FormatQuery>,
     request: axum::http::HeaderMap,

@@ -2,7 +2,7 @@
 //! made) and `POST /v1/text-to-speech/{voice_id}/with-timestamps` (the seed's JSON with when each character and
 //! word is spoken). Both take the seed's body and `output_format`, checked the same way.
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -77,7 +77,7 @@ async fn check(
     ))]
 pub async fn stream(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,
@@ -164,7 +164,7 @@ fn ms(seconds: f64) -> f64 {
     ))]
 pub async fn with_timestamps(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,

@@ -1,6 +1,6 @@
 //! `GET /v1/voices` and `GET /v1/voices/{voice_id}`.
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -31,7 +31,7 @@ pub struct VoiceList {
     responses((status = 200, description = "The voices", body = VoiceList)))]
 pub async fn list(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiQuery(filter): ApiQuery<VoiceFilter>,
 ) -> Response {
     state.refresh_voices_of(&caller.key_id).await;
@@ -51,7 +51,7 @@ pub async fn list(
     ))]
 pub async fn get(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
 ) -> Result<Json<VoiceInfo>, ApiError> {
     state.has_voice(&caller.key_id, &voice_id).await;

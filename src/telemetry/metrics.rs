@@ -125,8 +125,9 @@ pub struct Routes(std::sync::Arc<RouteTable>);
 
 struct RouteTable {
     templates: Vec<Template>,
-    /// Templates without parameters, by their path: most requests are found here at once.
-    exact: std::collections::HashMap<String, usize>,
+    /// Templates without parameters, by their path: most requests are found here at once (hashed fast, with
+    /// a seed of the process's own, since the paths looked up come from anyone).
+    exact: std::collections::HashMap<String, usize, foldhash::fast::RandomState>,
     /// The indices of templates with parameters, the only ones matched segment by segment.
     parameterised: Vec<usize>,
     handles: std::sync::RwLock<

@@ -1,10 +1,13 @@
-//! The request id on every log line written while a request is handled.
+//! What the task handling a request knows about it: the request id, on every log line written while the
+//! request is handled, and the id of the key that authenticated it, for the handlers.
 //!
-//! The id travels in a task-local value rather than in a tracing span per request: creating, entering and
-//! closing a span (with its fields formatted up front) cost more than all the rest of a request's bookkeeping
-//! together (`bench/layers`). The event format below adds the id only to the lines that are written.
+//! Both travel in one task-local value rather than in a tracing span and a request extension: creating,
+//! entering and closing a span (with its fields formatted up front) cost more than all the rest of a request's
+//! bookkeeping together, and the first extension of a request allocates its map (`bench/layers`). The event
+//! format below adds the id only to the lines that are written.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use axum::http::HeaderValue;
 use tracing::{Event, Subscriber};
@@ -12,25 +15,44 @@ use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 
+/// One request, as the task handling it sees it.
+struct Scope {
+    id: HeaderValue,
+    key_id: Option<Arc<str>>,
+}
+
 tokio::task_local! {
-    static REQUEST_ID: HeaderValue;
+    static REQUEST: Scope;
 }
 
-/// `future`, with `id` as the request id of the log lines it writes.
-pub fn scope<F: Future>(id: HeaderValue, future: F) -> impl Future<Output = F::Output> {
-    REQUEST_ID.scope(id, future)
+/// `future`, with `id` as the request id of the log lines it writes and `key_id` as the key it was
+/// authenticated with (none outside the authenticated API).
+pub fn scope<F: Future>(
+    id: HeaderValue,
+    key_id: Option<Arc<str>>,
+    future: F,
+) -> impl Future<Output = F::Output> {
+    REQUEST.scope(Scope { id, key_id }, future)
 }
 
-/// Run `work` with `id` as the request id of the log lines it writes.
+/// Run `work` with `id` as the request id of the log lines it writes (before authentication).
 pub fn sync_scope<R>(id: HeaderValue, work: impl FnOnce() -> R) -> R {
-    REQUEST_ID.sync_scope(id, work)
+    REQUEST.sync_scope(Scope { id, key_id: None }, work)
 }
 
 /// The request id of the running task, if it is handling a request.
 pub fn current() -> Option<String> {
-    REQUEST_ID
-        .try_with(|id| String::from_utf8_lossy(id.as_bytes()).into_owned())
+    REQUEST
+        .try_with(|scope| String::from_utf8_lossy(scope.id.as_bytes()).into_owned())
         .ok()
+}
+
+/// The id of the key the running task's request was authenticated with, if any.
+pub fn key_id() -> Option<Arc<str>> {
+    REQUEST
+        .try_with(|scope| scope.key_id.clone())
+        .ok()
+        .flatten()
 }
 
 /// How a line names its request.
@@ -131,7 +153,7 @@ mod tests {
             .unwrap();
         let write = async { tracing::warn!(voice = "zuri", "synthesis slow") };
         tracing::subscriber::with_default(subscriber, || match id {
-            Some(id) => runtime.block_on(scope(HeaderValue::from_static(id), write)),
+            Some(id) => runtime.block_on(scope(HeaderValue::from_static(id), None, write)),
             None => runtime.block_on(write),
         });
         let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();

@@ -1,7 +1,7 @@
 //! `POST /elevenlabs/v1/text-to-speech/{voice_id}` and `…/stream`: ElevenLabs' speech request, answered with
 //! the audio itself in `output_format` (`mp3_44100_128` by default, as ElevenLabs does).
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -228,7 +228,7 @@ impl Prepared {
     ))]
 pub async fn convert(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<SpeechQuery>,
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
@@ -259,7 +259,7 @@ pub async fn convert(
     ))]
 pub async fn stream(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<SpeechQuery>,
     ApiJson(request): ApiJson<ElevenSpeechRequest>,

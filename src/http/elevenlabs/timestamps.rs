@@ -4,7 +4,7 @@
 //! voice that cannot tell is refused with 422.
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -87,7 +87,7 @@ async fn timed(
     ))]
 pub async fn convert(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<SpeechQuery>,
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
@@ -169,7 +169,7 @@ impl Aligner {
     ))]
 pub async fn stream(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<SpeechQuery>,
     ApiJson(request): ApiJson<ElevenSpeechRequest>,

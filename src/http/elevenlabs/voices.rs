@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -99,10 +99,7 @@ pub struct ElevenVoices {
 #[utoipa::path(get, path = "/elevenlabs/v1/voices", operation_id = "elevenlabsVoices", tag = "elevenlabs",
     summary = "Voices (ElevenLabs-compatible)",
     responses((status = 200, description = "The voices that can synthesise now: the server's, then this key's cloned voices", body = ElevenVoices)))]
-pub async fn all(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-) -> Json<ElevenVoices> {
+pub async fn all(State(state): State<AppState>, caller: Caller) -> Json<ElevenVoices> {
     state.refresh_voices_of(&caller.key_id).await;
     Json(ElevenVoices {
         voices: usable(&state, &caller),
@@ -157,7 +154,7 @@ pub struct VoicePage {
     ))]
 pub async fn search(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiQuery(query): ApiQuery<SearchQuery>,
 ) -> Result<Json<VoicePage>, ApiError> {
     let size = query.page_size.unwrap_or(10);
@@ -231,7 +228,7 @@ pub async fn search(
     ))]
 pub async fn get(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
 ) -> Result<Json<ElevenVoice>, ApiError> {
     state.has_voice(&caller.key_id, &voice_id).await;
@@ -260,7 +257,7 @@ pub struct Deleted {
     ))]
 pub async fn delete(
     state: State<AppState>,
-    caller: Extension<Caller>,
+    caller: Caller,
     voice_id: ApiPath<String>,
 ) -> Result<Json<Deleted>, ApiError> {
     crate::http::cloning::delete_voice(state, caller, voice_id).await?;
@@ -300,7 +297,7 @@ const CLIPS_MAX_SECONDS: u64 = 10 * 60;
     ))]
 pub async fn add(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     headers: HeaderMap,
     multipart: ApiMultipart,
 ) -> Result<Json<Added>, ApiError> {

@@ -1,6 +1,6 @@
 //! `POST /v1/audio/speech`: OpenAI's speech request, answered with the audio bytes in the asked format.
 
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -82,7 +82,7 @@ pub struct SpeechRequest {
     ))]
 pub async fn create(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiJson(request): ApiJson<SpeechRequest>,
 ) -> Result<Response, ApiError> {
     check_model(&request.model, Kind::Speech)?;

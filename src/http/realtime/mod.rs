@@ -11,7 +11,7 @@ mod twilio;
 use std::time::Duration;
 
 use axum::extract::ws::{rejection::WebSocketUpgradeRejection, WebSocketUpgrade};
-use axum::extract::{Extension, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -218,7 +218,7 @@ async fn accept(
     ))]
 pub async fn converse(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiQuery(query): ApiQuery<RealtimeQuery>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
@@ -252,7 +252,7 @@ pub async fn converse(
     ))]
 pub async fn phone(
     State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    caller: Caller,
     ApiQuery(query): ApiQuery<PhoneQuery>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
@@ -285,10 +285,7 @@ pub struct SessionToken {
         (status = 201, description = "The token", body = SessionToken),
         (status = 503, description = "No speech recognition model is installed (a session could not hear the caller), or too many tokens are outstanding", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
-pub async fn token(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-) -> Result<Response, ApiError> {
+pub async fn token(State(state): State<AppState>, caller: Caller) -> Result<Response, ApiError> {
     // A session could not hear its caller: say so now, where a browser can read it, not at the socket.
     state.graph.asr.ensure_available().await?;
     let ttl = state.settings.realtime.token_ttl_seconds;
