@@ -95,10 +95,9 @@ impl Connection {
             Some(id) => id.clone(),
             None => new_request_id(),
         };
-        // Kept by reference count (no copy) for the rare response that turns out to be an error.
-        let uri = request.uri().clone();
+        let path = KeptPath::of(request.uri());
         let method = method_label(request.method());
-        let route = self.front.0.routes.index_of(uri.path());
+        let route = self.front.0.routes.index_of(request.uri().path());
         let front = Arc::clone(&self.front.0);
         let origin = match front.cors.is_on() {
             true => request.headers().get(axum::http::header::ORIGIN).cloned(),
@@ -141,9 +140,11 @@ impl Connection {
                 Err(refusal) => *refusal,
             };
             let id_text = id.to_str().unwrap_or_default();
-            response = problem::render(response, &front.base, uri.path(), Some(id_text));
+            if response.status().as_u16() >= 400 {
+                response = problem::render(response, &front.base, path.as_str(), Some(id_text));
+            }
             let status = response.status().as_u16();
-            tracing::debug!(request_id = %id_text, method, path = uri.path(), status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
+            tracing::debug!(request_id = %id_text, method, path = path.as_str(), status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
             front
                 .routes
                 .record(route, method, status, started.elapsed().as_secs_f64());
@@ -204,18 +205,75 @@ impl Parts {
     }
 }
 
+/// The request's path, kept for its answer (the problem `instance`, the log line): copied when short, as
+/// nearly every path is, rather than sharing the request's own bytes, which would allocate a reference count
+/// for them on every request.
+enum KeptPath {
+    Short { bytes: [u8; SHORT_PATH], len: usize },
+    Long(axum::http::Uri),
+}
+
+/// The longest path [`KeptPath`] copies.
+const SHORT_PATH: usize = 64;
+
+impl KeptPath {
+    fn of(uri: &axum::http::Uri) -> Self {
+        let path = uri.path().as_bytes();
+        match path.len() <= SHORT_PATH {
+            true => {
+                let mut bytes = [0; SHORT_PATH];
+                bytes[..path.len()].copy_from_slice(path);
+                Self::Short {
+                    bytes,
+                    len: path.len(),
+                }
+            }
+            false => Self::Long(uri.clone()),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // A copy of a `str`, so never invalid.
+            Self::Short { bytes, len } => std::str::from_utf8(&bytes[..*len]).unwrap_or("/"),
+            Self::Long(uri) => uri.path(),
+        }
+    }
+}
+
 /// A new request id, in UUID form: a random 64-bit value drawn once per process and a 64-bit count of the
 /// requests it has seen, so ids never repeat within a process and collide across processes with negligible
 /// odds.
 pub fn new_request_id() -> HeaderValue {
-    static PROCESS: OnceLock<u64> = OnceLock::new();
+    // The first 19 characters ("xxxxxxxx-xxxx-xxxx-") come from the process's value alone: written once.
+    static PROCESS: OnceLock<[u8; 19]> = OnceLock::new();
     static COUNT: AtomicU64 = AtomicU64::new(0);
-    let high = *PROCESS.get_or_init(rand::random);
+    let prefix = PROCESS.get_or_init(|| {
+        let uuid = uuid::Uuid::from_u64_pair(rand::random(), 0);
+        let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        uuid.hyphenated().encode_lower(&mut text);
+        let mut prefix = [0u8; 19];
+        prefix.copy_from_slice(&text[..19]);
+        prefix
+    });
     let low = COUNT.fetch_add(1, Ordering::Relaxed);
-    let uuid = uuid::Uuid::from_u64_pair(high, low);
     let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
-    let text = uuid.hyphenated().encode_lower(&mut text);
-    HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("-"))
+    text[..19].copy_from_slice(prefix);
+    // The count's 16 hex digits, as "xxxx-xxxxxxxxxxxx".
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut at = 19;
+    for digit in (0..16).rev() {
+        if digit == 11 {
+            text[at] = b'-';
+            at += 1;
+        }
+        text[at] = HEX[((low >> (digit * 4)) & 0xf) as usize];
+        at += 1;
+    }
+    // Owned by a reference-counted holder from the start: the id is cloned into the request's log scope, and
+    // the first clone of a value copied from a slice would allocate its reference count then.
+    HeaderValue::from_maybe_shared(bytes::Bytes::from_owner(text))
+        .unwrap_or_else(|_| HeaderValue::from_static("-"))
 }
 
 #[cfg(test)]
@@ -226,6 +284,22 @@ mod tests {
             .map(|_| super::new_request_id().to_str().unwrap().to_string())
             .collect();
         assert_eq!(ids.len(), 1000);
-        assert!(ids.iter().all(|id| uuid::Uuid::parse_str(id).is_ok()));
+        let parsed: Vec<uuid::Uuid> = ids
+            .iter()
+            .map(|id| uuid::Uuid::parse_str(id).unwrap())
+            .collect();
+        // Written as the uuid crate writes them, with one process part and a count after it.
+        for (id, uuid) in ids.iter().zip(&parsed) {
+            assert_eq!(&uuid.hyphenated().to_string(), id);
+            assert_eq!(uuid.as_u64_pair().0, parsed[0].as_u64_pair().0);
+        }
+    }
+
+    #[test]
+    fn short_and_long_paths_are_kept_whole() {
+        for path in ["/", "/v1/voices", &format!("/v1/{}", "a".repeat(200))] {
+            let uri: axum::http::Uri = format!("{path}?q=1").parse().unwrap();
+            assert_eq!(super::KeptPath::of(&uri).as_str(), path);
+        }
     }
 }

@@ -40,6 +40,15 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        // Most requests carry no query: read the parameters' absence directly (what parsing an empty query
+        // would give), and leave a refusal (a required parameter missing) to the parser, which words it.
+        if parts.uri.query().is_none() {
+            let none = std::iter::empty::<(&str, &str)>();
+            let empty = serde::de::value::MapDeserializer::<_, serde::de::value::Error>::new(none);
+            if let Ok(value) = T::deserialize(empty) {
+                return Ok(ApiQuery(value));
+            }
+        }
         let Query(value) = Query::<T>::from_request_parts(parts, state).await?;
         Ok(ApiQuery(value))
     }
@@ -54,5 +63,55 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let Path(value) = Path::<T>::from_request_parts(parts, state).await?;
         Ok(ApiPath(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::extract::FromRequestParts;
+    use serde::Deserialize;
+
+    use super::ApiQuery;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Optional {
+        language: Option<String>,
+        #[serde(default)]
+        page: u32,
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Required {
+        #[allow(dead_code)]
+        token: String,
+    }
+
+    async fn query<T: serde::de::DeserializeOwned>(uri: &str) -> Result<T, super::ApiError> {
+        let request = axum::http::Request::get(uri).body(()).unwrap();
+        let (mut parts, ()) = request.into_parts();
+        ApiQuery::<T>::from_request_parts(&mut parts, &())
+            .await
+            .map(|ApiQuery(value)| value)
+    }
+
+    #[tokio::test]
+    async fn an_absent_query_reads_as_an_empty_one() {
+        let none = Optional {
+            language: None,
+            page: 0,
+        };
+        assert_eq!(query::<Optional>("/v1/voices").await.unwrap(), none);
+        assert_eq!(query::<Optional>("/v1/voices?").await.unwrap(), none);
+        let given = query::<Optional>("/v1/voices?language=sw&page=2")
+            .await
+            .unwrap();
+        assert_eq!(given.language.as_deref(), Some("sw"));
+        assert_eq!(given.page, 2);
+        // A required parameter missing is refused the same way with or without a query.
+        let without = query::<Required>("/v1/x").await.unwrap_err();
+        let with = query::<Required>("/v1/x?other=1").await.unwrap_err();
+        assert_eq!(without.status(), axum::http::StatusCode::BAD_REQUEST);
+        assert_eq!(without.detail, with.detail);
+        assert!(without.detail.contains("token"), "{}", without.detail);
     }
 }

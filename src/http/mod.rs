@@ -4,6 +4,7 @@
 mod agent;
 pub mod auth;
 mod cloning;
+pub mod coarse_clock;
 pub mod codes;
 pub mod cors;
 mod dictionaries;

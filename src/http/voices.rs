@@ -2,7 +2,7 @@
 
 use axum::extract::State;
 use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
@@ -38,8 +38,11 @@ pub async fn list(
     let body = state
         .voices
         .list_json_for(&caller.key_id, filter.language.as_deref());
+    // Built directly: `(headers, bytes)` would set a content type and then replace it.
+    let mut response = Response::new(axum::body::Body::from(body));
     let json = header::HeaderValue::from_static("application/json");
-    ([(header::CONTENT_TYPE, json)], body).into_response()
+    response.headers_mut().insert(header::CONTENT_TYPE, json);
+    response
 }
 
 /// `GET /v1/voices/{voice_id}`.

@@ -64,7 +64,7 @@ impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
     /// Count one request of `key` here.
     fn local(&self, key: &K) -> Verdict {
         let interval = 60.0 / f64::from(self.per_minute);
-        let now = unix_seconds();
+        let now = crate::http::coarse_clock::unix_seconds();
         match self.limiter.check_key(key) {
             Ok(snapshot) => {
                 let remaining = snapshot.remaining_burst_capacity();
@@ -119,12 +119,6 @@ pub struct Verdict {
     pub reset: f64,
     /// Over the limit: how long until the next request is allowed.
     pub retry_after: Option<Duration>,
-}
-
-fn unix_seconds() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// Limit, remaining and reset time: the rate-limit headers of a response.

@@ -8,17 +8,19 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+
+use crate::http::coarse_clock::millis_since_start as coarse_now;
 
 /// Shared between a connection's socket wrapper, its requests and its watchdog.
 #[derive(Clone)]
 pub struct Activity(Arc<Inner>);
 
 struct Inner {
-    /// [`coarse_now`] when the connection opened.
+    /// The coarse clock's reading when the connection opened.
     opened: u64,
     /// Milliseconds since `opened` of the last byte read or written (or request finished).
     last_progress: AtomicU64,
@@ -119,27 +121,6 @@ impl Drop for InFlight {
         self.0.progressed();
         self.0 .0.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
-}
-
-/// Milliseconds since the process's first connection, from a clock that one thread moves every 10 ms: every
-/// read and write notes the time, and the timeouts it serves are counted in seconds, so a clock read per byte
-/// moved would cost more than it tells.
-fn coarse_now() -> u64 {
-    static NOW: AtomicU64 = AtomicU64::new(0);
-    static CLOCK: std::sync::Once = std::sync::Once::new();
-    CLOCK.call_once(|| {
-        let started = Instant::now();
-        let spawned = std::thread::Builder::new()
-            .name("coarse-clock".into())
-            .spawn(move || loop {
-                std::thread::sleep(Duration::from_millis(10));
-                NOW.store(started.elapsed().as_millis() as u64, Ordering::Relaxed);
-            });
-        if let Err(error) = spawned {
-            tracing::error!(%error, "no clock thread: connection timeouts will not fire");
-        }
-    });
-    NOW.load(Ordering::Relaxed)
 }
 
 /// A connection's socket: reports its progress to an [`Activity`], and closes with a lingering close.
