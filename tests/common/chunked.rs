@@ -46,23 +46,13 @@ pub fn post_chunked(
     );
     (&stream).write_all(head.as_bytes()).unwrap();
     let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let status: u16 = line.split(' ').nth(1).unwrap().parse().unwrap();
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).unwrap();
-        let Some((name, value)) = line.trim_end().split_once(':') else {
-            break;
-        };
-        headers.push((name.to_string(), value.trim().to_string()));
-    }
+    let head = super::head::read_head(&mut reader).expect("an answer");
     let mut answer = Chunked {
-        status,
-        headers,
+        status: head.status,
+        headers: head.headers,
         chunks: Vec::new(),
     };
+    let mut line = String::new();
     if answer.header("transfer-encoding") != Some("chunked") {
         let mut body = Vec::new();
         reader.read_to_end(&mut body).unwrap();

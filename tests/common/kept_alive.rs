@@ -1,27 +1,13 @@
 //! One HTTP/1.1 connection that stays open between requests, as a client's connection pool keeps it.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
+pub use super::head::Head as Answer;
 use super::Server;
 
 pub struct KeptAlive(BufReader<TcpStream>);
-
-/// Status and headers (names in lower case) of one answer.
-pub struct Answer {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-}
-
-impl Answer {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
 
 impl KeptAlive {
     pub fn open(server: &Server) -> Self {
@@ -36,24 +22,7 @@ impl KeptAlive {
     pub fn get(&mut self, path: &str, key: &str) -> Answer {
         let request = format!("GET {path} HTTP/1.1\r\nHost: sauti\r\nxi-api-key: {key}\r\n\r\n");
         self.0.get_mut().write_all(request.as_bytes()).unwrap();
-        let mut status_line = String::new();
-        assert!(
-            self.0.read_line(&mut status_line).unwrap() > 0,
-            "the connection was closed"
-        );
-        let mut headers = Vec::new();
-        loop {
-            let mut line = String::new();
-            self.0.read_line(&mut line).unwrap();
-            let Some((name, value)) = line.trim_end().split_once(':') else {
-                break;
-            };
-            headers.push((name.to_ascii_lowercase(), value.trim().to_string()));
-        }
-        let answer = Answer {
-            status: status_line.split(' ').nth(1).unwrap().parse().unwrap(),
-            headers,
-        };
+        let answer = super::head::read_head(&mut self.0).expect("the connection was closed");
         let length: usize = answer
             .header("content-length")
             .map_or(0, |v| v.parse().unwrap());

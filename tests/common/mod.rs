@@ -9,6 +9,7 @@ pub mod cloning;
 pub mod dictionaries;
 pub mod fake_http;
 pub mod ffmpeg;
+pub mod head;
 pub mod kept_alive;
 pub mod moto;
 pub mod multipart;
@@ -19,7 +20,7 @@ pub mod sdk;
 
 use std::sync::OnceLock;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -382,34 +383,7 @@ pub fn send_raw(
             break;
         }
     }
-    let mut answer = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => answer.extend_from_slice(&buffer[..n]),
-        }
-        let text = String::from_utf8_lossy(&answer);
-        if let Some((head, rest)) = text.split_once("\r\n\r\n") {
-            let length = head
-                .lines()
-                .find_map(|l| {
-                    l.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                })
-                .unwrap_or(0);
-            if rest.len() >= length {
-                break;
-            }
-        }
-    }
-    let text = String::from_utf8_lossy(&answer).to_string();
-    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    (
-        head.lines().next().unwrap_or_default().to_string(),
-        rest.to_string(),
-    )
+    head::read_answer(&mut stream)
 }
 
 /// Little-endian float32 values of a fixture file.

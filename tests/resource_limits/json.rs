@@ -1,6 +1,6 @@
 //! JSON bodies over the 1 MB limit: declared, sent whole, or sent chunked without a length.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -47,17 +47,9 @@ fn json_sent_chunked_without_a_length_is_cut_off_at_the_limit() {
         }
     }
     let _ = stream.write_all(b"0\r\n\r\n");
-    let mut answer = Vec::new();
-    let mut buffer = [0u8; 4096];
-    while !String::from_utf8_lossy(&answer).contains("\"status\":") {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => answer.extend_from_slice(&buffer[..n]),
-        }
-    }
-    let answer = String::from_utf8_lossy(&answer);
-    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
-    assert!(answer.contains("larger than 1 MB"), "{answer}");
+    let (status, problem) = common::head::read_answer(&mut stream);
+    assert!(status.starts_with("HTTP/1.1 413"), "{status:?}");
+    assert!(problem.contains("larger than 1 MB"), "{problem}");
 }
 
 #[test]
