@@ -4,23 +4,25 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
+use super::head::Head;
 use super::{Server, KEY_A};
 
-/// An answer read off the socket chunk by chunk, as the server framed it.
+/// An answer read off the socket chunk by chunk, as the server framed it; its status and headers through
+/// [`Head`].
 pub struct Chunked {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
+    pub head: Head,
     pub chunks: Vec<Vec<u8>>,
 }
 
-impl Chunked {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
+impl std::ops::Deref for Chunked {
+    type Target = Head;
 
+    fn deref(&self) -> &Head {
+        &self.head
+    }
+}
+
+impl Chunked {
     pub fn joined(&self) -> Vec<u8> {
         self.chunks.concat()
     }
@@ -48,8 +50,7 @@ pub fn post_chunked(
     let mut reader = BufReader::new(stream);
     let head = super::head::read_head(&mut reader).expect("an answer");
     let mut answer = Chunked {
-        status: head.status,
-        headers: head.headers,
+        head,
         chunks: Vec::new(),
     };
     let mut line = String::new();
