@@ -58,7 +58,7 @@ fn value() -> String {
 pub fn offered(text: &str) -> Vec<Range<usize>> {
     // Every pattern ignores case, so the spans are the caller's own text's.
     let named = re!(&format!(
-        r"(?i)\b{SECRET_NAME}\b(?P<gap>{GAP})(?P<value>{})\b",
+        r"(?i)\b(?P<name>{SECRET_NAME})\b(?P<gap>{GAP})(?P<value>{})\b",
         value()
     ));
     let first = re!(&format!(
@@ -70,13 +70,24 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
         r#"(?i)\b{PASSWORD_NAME}(?:\s+(?:yangu|langu|yako|lako|my|your|ya\s+\S+|wa\s+\S+|la\s+\S+)){{0,3}}\s*(?:ni|is|:|=|ilikuwa|was)\s*["'“]?(?P<value>[^\s"'”,.?!]+)"#
     ));
     let not_a_secret = re!(NOT_A_SECRET);
+    let whose = re!(
+        r"(?i)^[\s:,=.-]*(?:ya|wa|la|of|for)\s+(?:(?:akaunti|account|kadi|card|app|programu|simu)\s+)+(?:(?:yangu|yako|my|your)\s+)?"
+    );
     let mut spans = Vec::new();
     for caps in named.captures_iter(text) {
         let digits: String = caps["value"]
             .chars()
             .filter(|c| !c.is_whitespace() && *c != '-')
             .collect();
-        if !not_a_secret.is_match(&caps["gap"])
+        // "PIN ya akaunti yangu ni 4821": the account's PIN, not an account number (a plain "code" keeps the
+        // doubt: "code ya akaunti" may name the account's number).
+        let gap = &caps["gap"];
+        let name = caps["name"].to_lowercase();
+        let gap = match name.contains("code") || name.contains("msimbo") {
+            true => gap,
+            false => whose.find(gap).map_or(gap, |m| &gap[m.end()..]),
+        };
+        if !not_a_secret.is_match(gap)
             && !super::super::slots::is_phone(digits.trim_start_matches('+'))
         {
             spans.push(caps.name("value").map(|m| m.range()));
@@ -181,6 +192,8 @@ mod tests {
             "my pin is 4321",
             "pin1234",
             "PIN yangu ni elfu moja mia tatu",
+            "namba ya siri ya akaunti yangu kwenye app ni 9087",
+            "PIN ya kadi yangu ni 4455",
         ] {
             assert!(offers(text), "{text}");
         }
@@ -192,6 +205,8 @@ mod tests {
             "akaunti yangu ni 0123456789",
             "code ya biashara ni 123456",
             "nywila yangu ni ngumu kukumbuka",
+            "code ya akaunti yangu ni 0123456789",
+            "PIN ya akaunti imefungwa, akaunti yangu ni 0123456789",
         ] {
             assert!(!offers(text), "{text}");
         }
