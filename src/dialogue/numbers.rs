@@ -37,7 +37,7 @@ use crate::tts::normalize::numbers::{TENS, UNITS};
 /// Words that count like `elfu`, with their value.
 fn scale(word: &str) -> Option<u64> {
     Some(match word {
-        "elfu" | "thao" | "thau" | "ngiri" | "buku" | "k" | "thousand" => 1_000,
+        "elfu" | "elf" | "elfy" | "thao" | "thau" | "ngiri" | "buku" | "k" | "thousand" => 1_000,
         "laki" => 100_000,
         "milioni" | "millioni" | "m" | "million" | "mil" => 1_000_000,
         "bilioni" | "billion" => 1_000_000_000,
