@@ -106,23 +106,26 @@ impl Connection {
         let preflight = origin
             .as_ref()
             .and_then(|_| front.cors.preflight(request.method(), request.headers()));
-        let entry = match preflight {
-            Some(answer) => Entry::Now(Err(Box::new(answer))),
+        let admission = match preflight {
+            Some(answer) => Entry::Refused(Box::new(answer)),
+            // Admission reads the request; it is moved once, into the router.
             None => request_scope::sync_scope(id.clone(), || {
-                front.admit(request, self.peer, &self.memo)
+                front.admit(&request, self.peer, &self.memo)
             }),
         };
         // Routed at once when the limits were counted here; after the shared limits answer otherwise.
-        let routed = match entry {
-            Entry::Now(admitted) => Ok(admitted.map(|(request, caller, allowance)| {
-                (front.dispatch(request, &id, caller), allowance)
-            })),
-            Entry::Later(request, pending) => Err((request, pending)),
+        let routed = match admission {
+            Entry::Pass(caller, allowance) => {
+                let request = front.bounded(request);
+                Routed::Now(Ok((front.dispatch(request, &id, caller), allowance)))
+            }
+            Entry::Refused(refusal) => Routed::Now(Err(refusal)),
+            Entry::Later(pending) => Routed::Later(request, pending),
         };
         async move {
             let routed = match routed {
-                Ok(routed) => routed,
-                Err((request, pending)) => request_scope::scope(id.clone(), None, pending)
+                Routed::Now(routed) => routed,
+                Routed::Later(request, pending) => request_scope::scope(id.clone(), None, pending)
                     .await
                     .map(|(caller, allowance)| {
                         let request = front.bounded(request);
@@ -157,29 +160,33 @@ impl Connection {
     }
 }
 
-/// A request past (or stopped at) authentication and the limits, with its caller when it is under the
-/// authenticated API: at once, or once the shared limits answer.
+/// What authentication and the limits decided: pass (with the caller, under the authenticated API, and the
+/// rate-limit headers), refused, or once the shared limits answer.
 enum Entry {
-    Now(Result<(Request, Option<Caller>, Option<Allowance>), Box<Response>>),
+    Pass(Option<Caller>, Option<Allowance>),
+    Refused(Box<Response>),
+    Later(Pending),
+}
+
+/// The router's answer under way, or the request still waiting for the shared limits.
+enum Routed<F> {
+    Now(Result<(F, Option<Allowance>), Box<Response>>),
     Later(Request, Pending),
 }
 
 type Pending = std::pin::Pin<Box<dyn Future<Output = super::limits::Admitted> + Send>>;
 
 impl Parts {
-    /// Authenticate what is under `/v1` and `/elevenlabs` and count it against its limit: the request to route,
-    /// with the rate-limit headers its response will carry, or the refusal.
-    fn admit(&self, request: Request, peer: IpAddr, memo: &ConnectionMemo) -> Entry {
+    /// Authenticate what is under `/v1` and `/elevenlabs` and count it against its limit: whether it may be
+    /// routed, with the rate-limit headers its response will carry, or the refusal.
+    fn admit(&self, request: &Request, peer: IpAddr, memo: &ConnectionMemo) -> Entry {
         if !authenticated(request.uri().path()) {
-            return Entry::Now(Ok((self.bounded(request), None, None)));
+            return Entry::Pass(None, None);
         }
-        match self.guard.admit(&request, peer, memo) {
-            Admission::Now(admitted) => {
-                Entry::Now(admitted.map(|(caller, allowance)| {
-                    (self.bounded(request), Some(caller), Some(allowance))
-                }))
-            }
-            Admission::Later(pending) => Entry::Later(request, pending),
+        match self.guard.admit(request, peer, memo) {
+            Admission::Now(Ok((caller, allowance))) => Entry::Pass(Some(caller), Some(allowance)),
+            Admission::Now(Err(refusal)) => Entry::Refused(refusal),
+            Admission::Later(pending) => Entry::Later(pending),
         }
     }
 

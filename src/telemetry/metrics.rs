@@ -130,6 +130,10 @@ struct RouteTable {
     exact: std::collections::HashMap<String, usize, foldhash::fast::RandomState>,
     /// The indices of templates with parameters, the only ones matched segment by segment.
     parameterised: Vec<usize>,
+    /// The handles of every (route, method, common status), made on first use and found by index: counting a
+    /// request takes no lock and hashes nothing.
+    slots: Box<[std::sync::OnceLock<Handles>]>,
+    /// The handles of the rarer statuses.
     handles: std::sync::RwLock<
         std::collections::HashMap<(usize, &'static str, u16), Handles, foldhash::fast::RandomState>,
     >,
@@ -186,10 +190,14 @@ impl Routes {
             .filter(|(_, t)| t.parts.iter().any(|p| matches!(p, Part::Parameter)))
             .map(|(i, _)| i)
             .collect();
+        let slots = (0..(templates.len() + 1) * METHODS.len() * COMMON_STATUSES.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         Self(std::sync::Arc::new(RouteTable {
             templates,
             exact,
             parameterised,
+            slots,
             handles: Default::default(),
         }))
     }
@@ -268,16 +276,18 @@ impl Routes {
 
 /// The label value of a request method; unknown ones (any name can arrive before authentication) share one.
 pub fn method_label(method: &axum::http::Method) -> &'static str {
-    match method.as_str() {
-        "GET" => "GET",
-        "POST" => "POST",
-        "PUT" => "PUT",
-        "DELETE" => "DELETE",
-        "HEAD" => "HEAD",
-        "OPTIONS" => "OPTIONS",
-        "PATCH" => "PATCH",
-        _ => "other",
-    }
+    use axum::http::Method;
+    let slot = match *method {
+        Method::GET => 0,
+        Method::POST => 1,
+        Method::PUT => 2,
+        Method::DELETE => 3,
+        Method::HEAD => 4,
+        Method::OPTIONS => 5,
+        Method::PATCH => 6,
+        _ => 7,
+    };
+    METHODS[slot]
 }
 
 impl Routes {
@@ -287,6 +297,15 @@ impl Routes {
             handles.requests.increment(1);
             handles.duration.record(seconds);
         };
+        let method_slot = METHODS.iter().position(|m| *m == method);
+        let status_slot = COMMON_STATUSES.binary_search(&status).ok();
+        let slot = method_slot.zip(status_slot).and_then(|(m, s)| {
+            let index = (route * METHODS.len() + m) * COMMON_STATUSES.len() + s;
+            self.0.slots.get(index)
+        });
+        if let Some(slot) = slot {
+            return count(slot.get_or_init(|| self.handles(route, method, status)));
+        }
         // Counted under the read lock when the handles exist: no reference counts change hands.
         if let Ok(cache) = self.0.handles.read() {
             if let Some(handles) = cache.get(&(route, method, status)) {
@@ -296,6 +315,17 @@ impl Routes {
         count(&self.handles(route, method, status));
     }
 }
+
+/// The method labels [`method_label`] gives, each with a slot of its own in the table of handles.
+static METHODS: [&str; 8] = [
+    "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "other",
+];
+
+/// The statuses with a slot of their own in the table of handles (sorted); others are looked up by label.
+const COMMON_STATUSES: [u16; 24] = [
+    101, 200, 201, 202, 204, 206, 304, 400, 401, 403, 404, 405, 406, 408, 409, 413, 415, 416, 422,
+    429, 500, 502, 503, 504,
+];
 
 #[cfg(test)]
 mod tests {
@@ -319,5 +349,42 @@ mod tests {
         assert_eq!(routes.route_of("/v1/voices"), "/v1/voices");
         assert_eq!(routes.route_of("/v1/voices/"), "unmatched");
         assert_eq!(routes.route_of("/etc/passwd"), "unmatched");
+    }
+
+    #[test]
+    fn requests_are_counted_by_route_method_and_status_common_or_not() {
+        let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        let routes = Routes::new(["/v1/voices", "/v1/voices/{voice_id}"].map(String::from));
+        let voices = routes.index_of("/v1/voices");
+        let one = routes.index_of("/v1/voices/zuri");
+        let unmatched = routes.index_of("/nowhere");
+        let get = method_label(&axum::http::Method::GET);
+        let other = method_label(&axum::http::Method::from_bytes(b"BREW").unwrap());
+        metrics::with_local_recorder(&recorder, || {
+            routes.record(voices, get, 200, 0.001);
+            routes.record(voices, get, 200, 0.001);
+            routes.record(voices, "GET", 200, 0.001);
+            routes.record(one, get, 418, 0.001);
+            routes.record(one, get, 418, 0.001);
+            routes.record(unmatched, other, 503, 0.001);
+            routes.record(unmatched, other, 431, 0.001);
+        });
+        let text = handle.render();
+        for (line, count) in [
+            (r#"{route="/v1/voices",method="GET",status="200"}"#, 3),
+            (
+                r#"{route="/v1/voices/{voice_id}",method="GET",status="418"}"#,
+                2,
+            ),
+            (r#"{route="unmatched",method="other",status="503"}"#, 1),
+            (r#"{route="unmatched",method="other",status="431"}"#, 1),
+        ] {
+            let expected = format!("{HTTP_REQUESTS}{line} {count}");
+            assert!(
+                text.lines().any(|l| l == expected),
+                "no {expected} in\n{text}"
+            );
+        }
     }
 }
