@@ -13,6 +13,8 @@ pub struct ConnectionMemo {
     /// The last `x-ratelimit-remaining` and `x-ratelimit-reset` values with their numbers: a client well under
     /// a generous limit is sent the same ones again and again, and they are not formatted anew each time.
     shown: std::cell::RefCell<[Option<(u64, HeaderValue)>; 2]>,
+    /// The tally the previous request was counted on here, with its limit and key.
+    pub(super) tally: std::cell::RefCell<Option<super::bucket::KeptTally>>,
 }
 
 /// Where the remaining count is remembered.

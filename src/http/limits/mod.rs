@@ -6,109 +6,32 @@
 //! replica at once ([`shared`]); then this process's limiter is the fallback while Redis does not answer.
 
 use std::net::IpAddr;
-use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use governor::clock::{Clock, DefaultClock};
-use governor::middleware::StateInformationMiddleware;
-use governor::state::keyed::DefaultKeyedStateStore;
-use governor::{Quota, RateLimiter};
 
 use super::auth::{Caller, KeyMemo, KeyRing};
 use super::codes::ErrorCode;
 use super::problem::ApiError;
 use crate::config::{LimitSettings, RedisUnreachable};
 
+mod bucket;
 mod category;
 mod memo;
 pub mod shared;
 
 pub use category::Category;
 pub use memo::ConnectionMemo;
-use memo::{REMAINING_SLOT, RESET_SLOT};
+use bucket::Bucket;
 
 use shared::{SharedLimits, SharedSeat};
 
 /// Whose limit a 429 names, for a request without a valid key.
 const UNAUTHENTICATED_SCOPE: &str =
     "for requests without a valid API key (counted per client address)";
-
-/// Keys hashed with a fast hasher seeded per process (addresses come from anyone, so not a fixed one).
-type Hasher = foldhash::fast::RandomState;
-
-type Limiter<K> =
-    RateLimiter<K, DefaultKeyedStateStore<K, Hasher>, DefaultClock, StateInformationMiddleware>;
-
-struct Bucket<K: std::hash::Hash + Eq + Clone> {
-    limiter: Limiter<K>,
-    per_minute: u32,
-    /// `x-ratelimit-limit`, the same on every response.
-    limit_header: HeaderValue,
-}
-
-impl<K: std::hash::Hash + Eq + Clone> Bucket<K> {
-    fn new(per_minute: u32) -> Self {
-        let rate = NonZeroU32::new(per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
-        Self {
-            limiter: RateLimiter::dashmap_with_hasher(Quota::per_minute(rate), Hasher::default())
-                .with_middleware(),
-            per_minute: rate.get(),
-            limit_header: HeaderValue::from(rate.get()),
-        }
-    }
-
-    /// Count one request of `key` here.
-    fn local(&self, key: &K) -> Verdict {
-        let interval = 60.0 / f64::from(self.per_minute);
-        let now = crate::http::coarse_clock::unix_seconds();
-        match self.limiter.check_key(key) {
-            Ok(snapshot) => {
-                let remaining = snapshot.remaining_burst_capacity();
-                Verdict {
-                    remaining,
-                    reset: now + f64::from(self.per_minute - remaining) * interval,
-                    retry_after: None,
-                }
-            }
-            Err(not_until) => Verdict {
-                remaining: 0,
-                reset: now + f64::from(self.per_minute) * interval,
-                retry_after: Some(not_until.wait_time_from(DefaultClock::default().now())),
-            },
-        }
-    }
-
-    /// The headers to send for `verdict` either way, and a 429 when it is over the limit.
-    fn answer(
-        &self,
-        verdict: Verdict,
-        limit_for: &str,
-        memo: Option<&ConnectionMemo>,
-    ) -> (Allowance, Option<ApiError>) {
-        let value = |slot, number| match memo {
-            Some(memo) => memo.value(slot, number),
-            None => HeaderValue::from(number),
-        };
-        let allowance = Allowance([
-            self.limit_header.clone(),
-            value(REMAINING_SLOT, u64::from(verdict.remaining)),
-            value(RESET_SLOT, verdict.reset.ceil() as u64),
-        ]);
-        let refusal = verdict.retry_after.map(|wait| {
-            let retry_after = wait.as_secs_f64().ceil().max(1.0) as u64;
-            let detail = format!(
-                "rate limit exceeded: {} requests per minute {limit_for}; retry in {retry_after} s",
-                self.per_minute
-            );
-            ApiError::rate_limited(detail, retry_after)
-        });
-        (allowance, refusal)
-    }
-}
 
 /// What counting one request found.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -242,10 +165,10 @@ impl RateLimits {
 
     /// Forget idle keys so memory stays bounded (called every minute).
     pub fn forget_idle(&self) {
-        self.synthesis.limiter.retain_recent();
-        self.status.limiter.retain_recent();
-        self.default.limiter.retain_recent();
-        self.unauthenticated.limiter.retain_recent();
+        self.synthesis.forget_idle();
+        self.status.forget_idle();
+        self.default.forget_idle();
+        self.unauthenticated.forget_idle();
     }
 }
 
@@ -284,7 +207,7 @@ impl Guard {
             false => {
                 let verdict = match &subject {
                     Subject::Caller(caller, category) => {
-                        self.limits.bucket(*category).local(&caller.key_id)
+                        self.limits.bucket(*category).local_for(&caller.key_id, memo)
                     }
                     Subject::Stranger(ip, _) => self.limits.unauthenticated.local(ip),
                 };
