@@ -23,7 +23,6 @@ use axum::extract::Request;
 use axum::http::HeaderValue;
 use axum::response::Response;
 use axum::Router;
-use tower::ServiceExt as _;
 
 use super::auth::Caller;
 use super::cors::Cors;
@@ -208,7 +207,9 @@ impl Parts {
         caller: Option<Caller>,
     ) -> impl Future<Output = Result<Response, std::convert::Infallible>> + Send + 'static {
         let key_id = caller.map(|caller| caller.key_id);
-        request_scope::scope(id.clone(), key_id, self.router.clone().oneshot(request))
+        // Routed now (the router is always ready): the future holds the route's answer, not the request.
+        let answer = tower::Service::call(&mut self.router.clone(), request);
+        request_scope::scope(id.clone(), key_id, answer)
     }
 }
 
