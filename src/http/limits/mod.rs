@@ -23,9 +23,9 @@ mod category;
 mod memo;
 pub mod shared;
 
+use bucket::Bucket;
 pub use category::Category;
 pub use memo::ConnectionMemo;
-use bucket::Bucket;
 
 use shared::{SharedLimits, SharedSeat};
 
@@ -206,9 +206,10 @@ impl Guard {
         match self.limits.shared.is_some() {
             false => {
                 let verdict = match &subject {
-                    Subject::Caller(caller, category) => {
-                        self.limits.bucket(*category).local_for(&caller.key_id, memo)
-                    }
+                    Subject::Caller(caller, category) => self
+                        .limits
+                        .bucket(*category)
+                        .local_for(&caller.key_id, memo),
                     Subject::Stranger(ip, _) => self.limits.unauthenticated.local(ip),
                 };
                 Admission::Now(self.limits.settle(subject, Some(verdict), Some(memo)))
