@@ -258,6 +258,7 @@ fn components() {
     let request = voices_request();
     let memo = sauti::http::auth::KeyMemo::default();
     let guard_memo = sauti::http::limits::ConnectionMemo::default();
+    let id = axum::http::HeaderValue::from_static("0b4f2c1e-8d6a-4e3b-9f21-7c5d8e9a0b1c");
     let rows: [(&str, f64); 9] = [
         (
             "authentication: SHA-256 of the key, one lookup",
@@ -275,7 +276,7 @@ fn components() {
             "guard: authentication, the rate limit and its three headers",
             per_call(|| {
                 if let sauti::http::limits::Admission::Now(Ok((caller, allowance))) =
-                    guard.admit(&request, PEER.ip(), &guard_memo)
+                    guard.admit(&request, PEER.ip(), &guard_memo, &id)
                 {
                     let mut headers = axum::http::HeaderMap::new();
                     allowance.write(&mut headers);

@@ -108,9 +108,7 @@ impl Connection {
         let admission = match preflight {
             Some(answer) => Entry::Refused(Box::new(answer)),
             // Admission reads the request; it is moved once, into the router.
-            None => request_scope::sync_scope(id.clone(), || {
-                front.admit(&request, self.peer, &self.memo)
-            }),
+            None => front.admit(&request, self.peer, &self.memo, &id),
         };
         // Routed at once when the limits were counted here; after the shared limits answer otherwise.
         let routed = match admission {
@@ -178,11 +176,17 @@ type Pending = std::pin::Pin<Box<dyn Future<Output = super::limits::Admitted> + 
 impl Parts {
     /// Authenticate what is under `/v1` and `/elevenlabs` and count it against its limit: whether it may be
     /// routed, with the rate-limit headers its response will carry, or the refusal.
-    fn admit(&self, request: &Request, peer: IpAddr, memo: &ConnectionMemo) -> Entry {
+    fn admit(
+        &self,
+        request: &Request,
+        peer: IpAddr,
+        memo: &ConnectionMemo,
+        id: &HeaderValue,
+    ) -> Entry {
         if !authenticated(request.uri().path()) {
             return Entry::Pass(None, None);
         }
-        match self.guard.admit(request, peer, memo) {
+        match self.guard.admit(request, peer, memo, id) {
             Admission::Now(Ok((caller, allowance))) => Entry::Pass(Some(caller), Some(allowance)),
             Admission::Now(Err(refusal)) => Entry::Refused(refusal),
             Admission::Later(pending) => Entry::Later(pending),
@@ -280,8 +284,10 @@ pub fn new_request_id() -> HeaderValue {
     }
     // Owned by a reference-counted holder from the start: the id is cloned into the request's log scope, and
     // the first clone of a value copied from a slice would allocate its reference count then.
-    HeaderValue::from_maybe_shared(bytes::Bytes::from_owner(text))
-        .unwrap_or_else(|_| HeaderValue::from_static("-"))
+    let text = bytes::Bytes::from_owner(text);
+    debug_assert!(HeaderValue::from_maybe_shared(text.clone()).is_ok());
+    // SAFETY: hexadecimal digits and hyphens only, all visible ASCII, as a header value must be.
+    unsafe { HeaderValue::from_maybe_shared_unchecked(text) }
 }
 
 #[cfg(test)]

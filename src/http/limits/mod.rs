@@ -17,6 +17,7 @@ use super::auth::{Caller, KeyMemo, KeyRing};
 use super::codes::ErrorCode;
 use super::problem::ApiError;
 use crate::config::{LimitSettings, RedisUnreachable};
+use crate::telemetry::request_scope;
 
 mod bucket;
 mod category;
@@ -200,8 +201,15 @@ enum Subject {
 
 impl Guard {
     /// Authenticate `request`, which came from `peer` on the connection `memo` belongs to, and count it
-    /// against its caller's limit (or, without a valid key, against the limit of its address).
-    pub fn admit(&self, request: &Request, peer: IpAddr, memo: &ConnectionMemo) -> Admission {
+    /// against its caller's limit (or, without a valid key, against the limit of its address). `id` names the
+    /// request on the line a refusal logs.
+    pub fn admit(
+        &self,
+        request: &Request,
+        peer: IpAddr,
+        memo: &ConnectionMemo,
+        id: &HeaderValue,
+    ) -> Admission {
         let subject = self.identify(request, peer, &memo.key);
         match self.limits.shared.is_some() {
             false => {
@@ -212,7 +220,12 @@ impl Guard {
                         .local_for(&caller.key_id, memo),
                     Subject::Stranger(ip, _) => self.limits.unauthenticated.local(ip),
                 };
-                Admission::Now(self.limits.settle(subject, Some(verdict), Some(memo)))
+                let settle = || self.limits.settle(subject, Some(verdict), Some(memo));
+                // Only a request over its limit writes a line here; the others need no log scope.
+                Admission::Now(match verdict.retry_after {
+                    Some(_) => request_scope::sync_scope(id.clone(), settle),
+                    None => settle(),
+                })
             }
             true => {
                 let limits = Arc::clone(&self.limits);
