@@ -20,6 +20,14 @@ impl Cancel {
         self.0.load(Ordering::Acquire)
     }
 
+    /// Resolves once the flag is set (looked at every 50 ms): for work waiting its turn, so it lets go of what
+    /// it holds as soon as its caller has gone.
+    pub async fn cancelled(&self) {
+        while !self.is_cancelled() {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
     /// Tell the work to stop.
     pub fn cancel(&self) {
         self.0.store(true, Ordering::Release);

@@ -131,11 +131,16 @@ pub async fn serve(
             problem,
         })?;
     let limits = Arc::new(limits);
+    let seats = crate::actors::realtime::Seats::new(
+        settings.realtime.max_sessions_per_key,
+        settings.realtime.max_sessions,
+    );
     let housekeeping = spawn_housekeeping(
         keys.clone(),
         db.clone(),
         Arc::clone(&limits),
         Arc::clone(&voices),
+        Arc::clone(&seats),
     );
     let stopping = tokio_util::sync::CancellationToken::new();
     let state = AppState::new(Shared {
@@ -151,10 +156,7 @@ pub async fn serve(
         decoders: Arc::new(tokio::sync::Semaphore::new(
             std::thread::available_parallelism().map_or(2, |n| n.get()),
         )),
-        seats: crate::actors::realtime::Seats::new(
-            settings.realtime.max_sessions_per_key,
-            settings.realtime.max_sessions,
-        ),
+        seats,
         stopping: stopping.clone(),
         limits: Arc::clone(&limits),
         db: db.clone(),
@@ -248,6 +250,7 @@ fn spawn_housekeeping(
     db: Storage,
     limits: Arc<RateLimits>,
     voices: Arc<VoiceRegistry>,
+    seats: Arc<crate::actors::realtime::Seats>,
 ) -> tokio::task::JoinHandle<()> {
     // Keys created or revoked with `sauti keys` (or on another replica) take effect within one tick: the keys
     // are read again only when they changed since the last read, and in full once a minute regardless. With a
@@ -279,7 +282,14 @@ fn spawn_housekeeping(
                 keys.refresh_if_changed(db.as_ref()).await
             };
             match reloaded {
-                Ok(true) => tracing::debug!("API keys reloaded"),
+                Ok(true) => {
+                    tracing::debug!("API keys reloaded");
+                    // The realtime sessions of a key revoked since are told to close.
+                    let closed = seats.close_revoked(|owner| keys.holds(owner));
+                    if closed > 0 {
+                        tracing::info!(keys = closed, "realtime sessions of revoked keys closed");
+                    }
+                }
                 Ok(false) => {}
                 Err(error) => tracing::warn!(%error, "could not reload API keys"),
             }

@@ -22,6 +22,8 @@ const FLOOR_DBFS: f64 = -48.0;
 const NOISE_WINDOW: usize = 75;
 /// A turn longer than this ends here (its audio is recognised as it is).
 const MAX_TURN_FRAMES: usize = 30 * 50;
+/// The most audio one turn carries (30 s at 16 kHz), preroll and tail included.
+pub const MAX_TURN_SAMPLES: usize = (MAX_TURN_FRAMES + PREROLL_FRAMES + TAIL_FRAMES) * FRAME;
 /// Silence kept after the last voiced frame.
 const TAIL_FRAMES: usize = 10;
 

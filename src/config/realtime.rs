@@ -18,6 +18,9 @@ pub struct RealtimeSettings {
     pub max_sessions: usize,
     /// How long a token from `POST /v1/voice-agent/sessions` may wait before it opens a socket.
     pub token_ttl_seconds: u64,
+    /// How far ahead of real time a caller's audio may run (sent faster than it plays) before the socket is read
+    /// no faster than real time.
+    pub max_audio_ahead_seconds: u64,
 }
 
 impl Default for RealtimeSettings {
@@ -29,6 +32,7 @@ impl Default for RealtimeSettings {
             max_sessions_per_key: 5,
             max_sessions: 200,
             token_ttl_seconds: 300,
+            max_audio_ahead_seconds: 10,
         }
     }
 }
@@ -57,6 +61,10 @@ impl RealtimeSettings {
             (
                 "realtime.token_ttl_seconds",
                 self.token_ttl_seconds as usize,
+            ),
+            (
+                "realtime.max_audio_ahead_seconds",
+                self.max_audio_ahead_seconds as usize,
             ),
         ] {
             if value == 0 {

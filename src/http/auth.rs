@@ -49,6 +49,9 @@ pub enum TokenError {
     /// Past its time.
     #[error("the token has expired; ask POST /v1/voice-agent/sessions for another")]
     Expired,
+    /// The key it stands for has been revoked since it was minted.
+    #[error("the API key this token was made for has been revoked")]
+    Revoked,
 }
 
 /// Expired tokens are remembered this long (to say "expired" rather than "unknown"), then forgotten.
@@ -74,14 +77,27 @@ impl SocketTokens {
         Some(token)
     }
 
-    /// The caller a token stands for; the token is used up.
-    pub fn redeem(&self, token: &str) -> Result<Caller, TokenError> {
+    /// The caller a token stands for; the token stays usable until [`SocketTokens::spend`] (a request it
+    /// authenticated may still be refused, and the client may retry with it).
+    pub fn check(&self, token: &str) -> Result<Caller, TokenError> {
+        let tokens = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let (key_id, expires) = tokens.get(token).ok_or(TokenError::Unknown)?;
+        if Instant::now() >= *expires {
+            return Err(TokenError::Expired);
+        }
+        Ok(Caller {
+            key_id: key_id.clone(),
+        })
+    }
+
+    /// Use the token up, as its socket opens; refused when another request spent it first or it expired.
+    pub fn spend(&self, token: &str) -> Result<(), TokenError> {
         let mut tokens = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let (key_id, expires) = tokens.remove(token).ok_or(TokenError::Unknown)?;
+        let (_, expires) = tokens.remove(token).ok_or(TokenError::Unknown)?;
         if Instant::now() >= expires {
             return Err(TokenError::Expired);
         }
-        Ok(Caller { key_id })
+        Ok(())
     }
 }
 
@@ -230,6 +246,24 @@ impl KeyRing {
             caller: caller.clone(),
         });
         Some(caller)
+    }
+
+    /// The caller a socket token stands for, while its key is still accepted (it is not spent here).
+    pub fn check_token(&self, token: &str) -> Result<Caller, TokenError> {
+        let caller = self.tokens.check(token)?;
+        match self.holds(&caller.key_id) {
+            true => Ok(caller),
+            false => Err(TokenError::Revoked),
+        }
+    }
+
+    /// Whether the key with id `key_id` is accepted now (configured, or stored and not revoked).
+    pub fn holds(&self, key_id: &str) -> bool {
+        self.configured.values().any(|id| &**id == key_id)
+            || self
+                .stored
+                .read()
+                .is_ok_and(|stored| stored.values().any(|id| &**id == key_id))
     }
 
     /// Whether any key is configured or stored.

@@ -26,6 +26,11 @@ pub const REALTIME_SESSIONS: &str = "sauti_realtime_sessions";
 pub const REALTIME_VOICE_TO_VOICE: &str = "sauti_realtime_voice_to_voice_seconds";
 /// Replies the caller talked over (barge-in).
 pub const REALTIME_INTERRUPTIONS: &str = "sauti_realtime_interruptions_total";
+/// Waits of up to a second a realtime socket made because its caller's audio ran ahead of real time.
+pub const REALTIME_PACED: &str = "sauti_realtime_paced_waits_total";
+/// Caller turns a realtime session dropped unheard, by reason (`superseded`: a newer turn came before it was
+/// recognised and both would be longer than a turn may be; `rate_limited`: over the key's limit).
+pub const REALTIME_TURNS_DROPPED: &str = "sauti_realtime_turns_dropped_total";
 /// Milliseconds of audio transcribed, by engine.
 pub const ASR_AUDIO_MS: &str = "sauti_asr_audio_milliseconds_total";
 /// Recognition time over audio time, by engine.

@@ -35,7 +35,18 @@ fn install<F: Layer<Registry> + Send + Sync + 'static>(filter: F, format: LogFor
     let layer = tracing_subscriber::fmt::layer()
         .with_ansi(ansi)
         .with_writer(std::io::stderr);
-    let registry = tracing_subscriber::registry().with(filter);
+    // The WebSocket library writes whole frames at `trace` (a caller's typed PIN among them), past the masking
+    // every line of sauti's own applies: nothing of it reaches a log, whatever the filter asks for.
+    let frames_unlogged = Targets::new()
+        .with_default(tracing::level_filters::LevelFilter::TRACE)
+        .with_target("tungstenite", tracing::level_filters::LevelFilter::OFF)
+        .with_target(
+            "tokio_tungstenite",
+            tracing::level_filters::LevelFilter::OFF,
+        );
+    let registry = tracing_subscriber::registry()
+        .with(filter)
+        .with(frames_unlogged);
     let _ = match format {
         LogFormat::Json => registry
             .with(

@@ -99,10 +99,16 @@ impl Actor for AsrActor {
                 let running = Arc::clone(&state.running);
                 tokio::spawn(async move {
                     let _admitted = admitted;
-                    let Ok(_turn) = running.acquire_owned().await else {
+                    // A caller that leaves while this waits for a turn costs nothing more: its audio is let go
+                    // at once, not held until a recognizer frees.
+                    let turn = tokio::select! {
+                        turn = running.acquire_owned() => turn.ok(),
+                        () = cancel.cancelled() => None,
+                    };
+                    let Some(_turn) = turn else {
+                        ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
                         return;
                     };
-                    // A caller that left while this waited for a turn costs nothing more.
                     if cancel.is_cancelled() {
                         ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
                         return;

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use super::playing::Playing;
 use super::turn::{self, Said, TurnEvent};
 use super::{Inbound, Outbound, Services, SessionOptions};
-use crate::audio::vad::{StreamingVad, VadEvent};
+use crate::audio::vad::{StreamingVad, VadEvent, MAX_TURN_SAMPLES};
 use crate::tts::SpokenWord;
 
 /// Messages to a session.
@@ -117,14 +117,20 @@ impl Actor for SessionActor {
                 for event in state.vad.push(&samples) {
                     match event {
                         VadEvent::SpeechStarted => state.caller_started(),
-                        VadEvent::TurnEnded(audio) => state.turn_ended(audio),
+                        VadEvent::TurnEnded(audio) => {
+                            if state.admit().await {
+                                state.turn_ended(audio);
+                            }
+                        }
                     }
                 }
             }
             ToSession::Inbound(Inbound::UserMessage(text)) => {
                 state.last_heard = Instant::now();
-                state.caller_started();
-                state.begin(Said::Text(text), None);
+                if state.admit().await {
+                    state.caller_started();
+                    state.begin(Said::Text(text), None);
+                }
             }
             ToSession::Inbound(Inbound::Alive) => state.last_heard = Instant::now(),
             ToSession::Turn { turn, event } => {
@@ -164,6 +170,23 @@ impl State {
     fn close(&mut self, code: u16, reason: String) {
         self.send(Outbound::Close { code, reason });
         self.myself.stop(None);
+    }
+
+    /// Count a turn against the key's limit; a refused turn is told to the client and not taken.
+    async fn admit(&mut self) -> bool {
+        let owner = &self.args.options.owner;
+        match self.args.services.gate.admit(owner).await {
+            Ok(()) => true,
+            Err(refused) => {
+                metrics::counter!(crate::telemetry::metrics::REALTIME_TURNS_DROPPED, "reason" => "rate_limited")
+                    .increment(1);
+                self.send(Outbound::Refused {
+                    detail: refused.detail,
+                    retry_after_seconds: refused.retry_after.map(|d| d.as_secs().max(1)),
+                });
+                false
+            }
+        }
     }
 
     /// The caller began to speak: an audible reply stops at once.
@@ -211,16 +234,22 @@ impl State {
     }
 
     /// The caller's turn is over: recognise and answer it. A turn still being recognised is recognised again
-    /// with this audio after it; a reply not yet spoken is dropped.
+    /// with this audio after it, as long as the two together are no longer than one turn may be; otherwise
+    /// the older is dropped (and counted). A reply not yet spoken is dropped. So a session holds at most one
+    /// turn's audio, and one recognition, at a time.
     fn turn_ended(&mut self, audio: Vec<f32>) {
         let mut said = audio;
         if let Some(current) = self.current.take() {
             current.task.abort();
             match (current.audio, current.reply) {
-                (Some(earlier), _) => {
+                (Some(earlier), _) if earlier.len() + said.len() <= MAX_TURN_SAMPLES => {
                     let mut whole = Arc::unwrap_or_clone(earlier);
                     whole.extend_from_slice(&said);
                     said = whole;
+                }
+                (Some(_), _) => {
+                    metrics::counter!(crate::telemetry::metrics::REALTIME_TURNS_DROPPED, "reason" => "superseded")
+                        .increment(1);
                 }
                 (None, Some(reply))
                     if self.playing.as_ref().is_none_or(|p| p.turn != current.id) =>

@@ -37,6 +37,24 @@ pub struct Services {
     pub dialogue: DialogueHandle,
     /// Streamed speech.
     pub tts: TtsHandle,
+    /// Whether the key may take one more turn (its rate limit).
+    pub gate: Arc<dyn TurnGate>,
+}
+
+/// Counts each caller turn, spoken or typed, against the session's key before any work is done for it.
+#[async_trait::async_trait]
+pub trait TurnGate: Send + Sync {
+    /// Whether `owner` may take one more turn now.
+    async fn admit(&self, owner: &str) -> Result<(), TurnRefused>;
+}
+
+/// A turn not taken: the session tells its client and goes on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnRefused {
+    /// Why, for the client.
+    pub detail: String,
+    /// When a turn may be taken again, if known.
+    pub retry_after: Option<Duration>,
 }
 
 /// How one session runs.
@@ -108,6 +126,13 @@ pub enum Outbound {
         original: String,
         /// The part heard.
         corrected: String,
+    },
+    /// A turn of the caller's was not taken (over the key's rate limit); the session goes on.
+    Refused {
+        /// Why.
+        detail: String,
+        /// Seconds until a turn may be taken again, if known.
+        retry_after_seconds: Option<u64>,
     },
     /// Are you there?
     Ping {

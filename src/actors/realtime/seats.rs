@@ -1,15 +1,26 @@
 //! How many realtime sessions may be open: per API key and in all. A seat is taken before the socket is
-//! accepted (so a refusal is an HTTP answer the client can read) and given back when the session ends.
+//! accepted (so a refusal is an HTTP answer the client can read) and given back when the session ends. A seat
+//! also carries its key's revocation: when the key is revoked, every open session of it is told to close.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
 
 /// The open sessions, counted.
 #[derive(Debug)]
 pub struct Seats {
     max_per_key: usize,
     max_total: usize,
-    taken: Mutex<HashMap<String, usize>>,
+    taken: Mutex<HashMap<String, Held>>,
+}
+
+/// One key's open sessions.
+#[derive(Debug)]
+struct Held {
+    count: usize,
+    /// Cancelled when the key is revoked: its sessions close.
+    revoked: CancellationToken,
 }
 
 /// Why no seat was given.
@@ -29,6 +40,7 @@ pub enum SeatError {
 pub struct Seat {
     seats: Arc<Seats>,
     owner: String,
+    revoked: CancellationToken,
     /// Held as long as the seat (a place among the sessions of every replica, when those are counted too).
     also: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
@@ -43,6 +55,11 @@ impl Seat {
     /// Hold `place` for as long as this seat.
     pub fn also_hold(&mut self, place: impl std::any::Any + Send + Sync) {
         self.also = Some(Box::new(place));
+    }
+
+    /// Cancelled when the seat's key is revoked.
+    pub fn revoked(&self) -> CancellationToken {
+        self.revoked.clone()
     }
 }
 
@@ -59,19 +76,23 @@ impl Seats {
     /// A seat for `owner`, or why not.
     pub fn take(self: &Arc<Self>, owner: &str) -> Result<Seat, SeatError> {
         let mut taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
-        let total: usize = taken.values().sum();
+        let total: usize = taken.values().map(|held| held.count).sum();
         if total >= self.max_total {
             return Err(SeatError::ServerFull(self.max_total));
         }
-        let own = taken.entry(owner.to_string()).or_default();
-        if *own >= self.max_per_key {
+        let own = taken.entry(owner.to_string()).or_insert_with(|| Held {
+            count: 0,
+            revoked: CancellationToken::new(),
+        });
+        if own.count >= self.max_per_key {
             return Err(SeatError::KeyFull(self.max_per_key));
         }
-        *own += 1;
+        own.count += 1;
         metrics::gauge!(crate::telemetry::metrics::REALTIME_SESSIONS).increment(1.0);
         Ok(Seat {
             seats: Arc::clone(self),
             owner: owner.to_string(),
+            revoked: own.revoked.clone(),
             also: None,
         })
     }
@@ -82,7 +103,21 @@ impl Seats {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .values()
+            .map(|held| held.count)
             .sum()
+    }
+
+    /// Tell the open sessions of every key that `valid` no longer accepts to close; how many keys that was.
+    pub fn close_revoked(&self, valid: impl Fn(&str) -> bool) -> usize {
+        let taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
+        let mut closed = 0;
+        for (owner, held) in taken.iter() {
+            if !held.revoked.is_cancelled() && !valid(owner) {
+                held.revoked.cancel();
+                closed += 1;
+            }
+        }
+        closed
     }
 }
 
@@ -90,8 +125,8 @@ impl Drop for Seat {
     fn drop(&mut self) {
         let mut taken = self.seats.taken.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(own) = taken.get_mut(&self.owner) {
-            *own = own.saturating_sub(1);
-            if *own == 0 {
+            own.count = own.count.saturating_sub(1);
+            if own.count == 0 {
                 taken.remove(&self.owner);
             }
         }
@@ -114,5 +149,19 @@ mod tests {
         drop(a1);
         assert_eq!(seats.open(), 2);
         assert!(seats.take("c").is_ok());
+    }
+
+    #[test]
+    fn a_revoked_key_s_sessions_are_told_to_close_and_no_other() {
+        let seats = Seats::new(2, 4);
+        let a = seats.take("a").unwrap();
+        let b = seats.take("b").unwrap();
+        assert_eq!(seats.close_revoked(|owner| owner != "a"), 1);
+        assert!(a.revoked().is_cancelled());
+        assert!(!b.revoked().is_cancelled());
+        // Told once; a key that comes back after its sessions closed starts afresh.
+        assert_eq!(seats.close_revoked(|owner| owner != "a"), 0);
+        drop(a);
+        assert!(!seats.take("a").unwrap().revoked().is_cancelled());
     }
 }

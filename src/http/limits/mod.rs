@@ -16,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use super::auth::{Caller, KeyMemo, KeyRing};
 use super::codes::ErrorCode;
 use super::problem::ApiError;
+use crate::actors::realtime::TurnRefused;
 use crate::config::{LimitSettings, RedisUnreachable};
 use crate::telemetry::request_scope;
 
@@ -164,6 +165,41 @@ impl RateLimits {
         }
     }
 
+    /// Count one realtime turn of `owner` as the HTTP agent's turns are counted (its default limit, shared by the
+    /// replicas when the limits are).
+    pub async fn count_turn(&self, owner: &str) -> Result<(), TurnRefused> {
+        let category = Category::Default;
+        let bucket = self.bucket(category);
+        let key: Arc<str> = Arc::from(owner);
+        match self.count(bucket, category.name(), &key, owner).await {
+            Some(Verdict {
+                retry_after: None, ..
+            }) => Ok(()),
+            Some(Verdict {
+                retry_after: Some(wait),
+                ..
+            }) => {
+                metrics::counter!(crate::telemetry::metrics::RATE_LIMITED, "category" => category.name())
+                    .increment(1);
+                Err(TurnRefused {
+                    detail: format!(
+                        "rate limit exceeded: {} requests per minute {} (realtime turns count as agent turns); \
+                         retry in {} s",
+                        bucket.per_minute,
+                        category.scope(),
+                        wait.as_secs().max(1)
+                    ),
+                    retry_after: Some(wait),
+                })
+            }
+            None => Err(TurnRefused {
+                detail: "the rate limits shared by the replicas do not answer; retry shortly"
+                    .into(),
+                retry_after: None,
+            }),
+        }
+    }
+
     /// Forget idle keys so memory stays bounded (called every minute).
     pub fn forget_idle(&self) {
         self.synthesis.forget_idle();
@@ -255,7 +291,7 @@ impl Guard {
         // A realtime socket opened by a browser presents a token minted for its key instead.
         let mut refused_token = None;
         if let (None, Some(token)) = (presented, socket_token(request.uri())) {
-            match self.keys.tokens.redeem(&token) {
+            match self.keys.check_token(&token) {
                 Ok(by_token) => caller = Some(by_token),
                 Err(error) => refused_token = Some(error),
             }

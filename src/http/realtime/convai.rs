@@ -5,13 +5,15 @@
 //! "text": …}`, `{"type": "pong", "event_id": …}`, and `user_activity`, `contextual_update` and
 //! `conversation_initiation_client_data` (taken as signs of life). Server → client:
 //! `conversation_initiation_metadata`, `user_transcript`, `agent_response`, `agent_response_correction`,
-//! `audio` (with an increasing `event_id`), `interruption` (drop audio after its `event_id`) and `ping`.
+//! `audio` (with an increasing `event_id`), `interruption` (drop audio after its `event_id`), `ping`, and
+//! `error` (`error_event.error_type` `rate_limited`: a turn over the key's limit was not taken; the session
+//! goes on).
 
 use axum::extract::ws::Message;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::input::{Input, InputFormat};
+use super::input::{Chunk, Input, InputFormat};
 use super::socket::{Taken, Wire};
 use crate::actors::realtime::{Inbound, Outbound};
 
@@ -61,7 +63,8 @@ impl Wire for ConvAi {
                 return refused("user_audio_chunk must be a base64 string");
             };
             return match self.input.chunk(chunk) {
-                Ok(samples) => Taken::Messages(vec![Inbound::Audio(samples)]),
+                Ok(Chunk::Samples(samples)) => Taken::Messages(vec![Inbound::Audio(samples)]),
+                Ok(Chunk::File(bytes)) => Taken::File(bytes),
                 Err(problem) => refused(problem),
             };
         }
@@ -131,6 +134,18 @@ impl Wire for ConvAi {
             Outbound::Interruption { event_id } => json!({
                 "type": "interruption",
                 "interruption_event": { "event_id": event_id }
+            }),
+            Outbound::Refused {
+                detail,
+                retry_after_seconds,
+            } => json!({
+                "type": "error",
+                "error_event": {
+                    "code": 429,
+                    "error_type": "rate_limited",
+                    "message": detail,
+                    "retry_after_seconds": retry_after_seconds,
+                }
             }),
             Outbound::Ping { event_id } => json!({
                 "type": "ping",

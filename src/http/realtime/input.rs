@@ -57,6 +57,51 @@ pub struct Input {
 /// The most audio one chunk may carry once decoded: a minute.
 const MAX_CHUNK_SECONDS: u64 = 60;
 
+/// One chunk of the caller's audio, read.
+#[derive(Debug)]
+pub enum Chunk {
+    /// Its 16 kHz samples.
+    Samples(Vec<f32>),
+    /// A whole file, still to be decoded ([`decode_file`]: off the async threads, behind a codec permit).
+    File(Vec<u8>),
+}
+
+/// How long a file chunk waits for a codec permit before its session is told the server is busy.
+const DECODE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The 16 kHz samples of a file chunk, decoded on a blocking thread once one of `permits` (the permits every
+/// upload's decoding takes) is free; or why not.
+pub async fn decode_file(
+    bytes: Vec<u8>,
+    permits: &std::sync::Arc<tokio::sync::Semaphore>,
+) -> Result<Vec<f32>, FileRefused> {
+    let permit = tokio::time::timeout(DECODE_WAIT, std::sync::Arc::clone(permits).acquire_owned())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .ok_or(FileRefused::Busy)?;
+    let limits = crate::audio::DecodeLimits {
+        max_duration: std::time::Duration::from_secs(MAX_CHUNK_SECONDS),
+    };
+    tokio::task::spawn_blocking(move || {
+        let _admitted = permit;
+        crate::audio::load_16k(&bytes, &limits)
+    })
+    .await
+    .map_err(|_| FileRefused::Undecodable("the decoder stopped".into()))?
+    .map(|audio| audio.samples)
+    .map_err(|e| FileRefused::Undecodable(format!("the audio chunk cannot be decoded: {e}")))
+}
+
+/// Why a file chunk gave no audio.
+#[derive(Debug)]
+pub enum FileRefused {
+    /// Every decoder stayed busy.
+    Busy,
+    /// Not audio the service reads.
+    Undecodable(String),
+}
+
 impl Input {
     /// A decoder for `format`.
     pub fn new(format: InputFormat) -> Self {
@@ -71,16 +116,19 @@ impl Input {
         }
     }
 
-    /// The 16 kHz samples of one base64 chunk, or why it cannot be read.
-    pub fn chunk(&mut self, base64: &str) -> Result<Vec<f32>, String> {
+    /// One base64 chunk, read, or why it cannot be.
+    pub fn chunk(&mut self, base64: &str) -> Result<Chunk, String> {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(base64.trim())
             .map_err(|e| format!("the audio chunk is not base64: {e}"))?;
-        self.bytes(&bytes)
+        match self.format {
+            InputFormat::File => Ok(Chunk::File(bytes)),
+            _ => self.bytes(&bytes),
+        }
     }
 
-    /// The 16 kHz samples of one chunk of bytes.
-    pub fn bytes(&mut self, bytes: &[u8]) -> Result<Vec<f32>, String> {
+    /// One chunk of bytes, read.
+    pub fn bytes(&mut self, bytes: &[u8]) -> Result<Chunk, String> {
         let samples: Vec<f32> = match self.format {
             InputFormat::Pcm(_) => {
                 if !bytes.len().is_multiple_of(2) {
@@ -97,17 +145,10 @@ impl Input {
                 .iter()
                 .map(|&code| f32::from(ulaw_to_linear(code)) / 32_768.0)
                 .collect(),
-            InputFormat::File => {
-                let limits = crate::audio::DecodeLimits {
-                    max_duration: std::time::Duration::from_secs(MAX_CHUNK_SECONDS),
-                };
-                return crate::audio::load_16k(bytes, &limits)
-                    .map(|audio| audio.samples)
-                    .map_err(|e| format!("the audio chunk cannot be decoded: {e}"));
-            }
+            InputFormat::File => return Ok(Chunk::File(bytes.to_vec())),
         };
         self.resampler.push(&samples);
-        Ok(self.resampler.take())
+        Ok(Chunk::Samples(self.resampler.take()))
     }
 }
 
@@ -129,7 +170,10 @@ mod tests {
             .collect();
         let mut out = 0;
         for chunk in second.chunks(320) {
-            out += input.bytes(chunk).unwrap().len();
+            let Chunk::Samples(samples) = input.bytes(chunk).unwrap() else {
+                panic!("PCM is read as it comes");
+            };
+            out += samples.len();
         }
         assert!((15_500..=16_000).contains(&out), "{out}");
         assert!(input.bytes(&[1, 2, 3]).is_err());

@@ -5,14 +5,16 @@
 
 mod convai;
 mod input;
+mod pace;
 mod socket;
 mod twilio;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{rejection::WebSocketUpgradeRejection, WebSocketUpgrade};
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -23,7 +25,7 @@ use super::extract::ApiQuery;
 use super::problem::ApiError;
 use super::AppState;
 use crate::actors::dialogue::TurnRequest;
-use crate::actors::realtime::{self, SeatError, Services, SessionOptions};
+use crate::actors::realtime::{self, SeatError, Services, SessionOptions, TurnGate, TurnRefused};
 use crate::audio::output::OutputFormat;
 use input::InputFormat;
 
@@ -99,15 +101,18 @@ impl From<PhoneQuery> for RealtimeQuery {
     }
 }
 
-/// A checked request: the session to start and how its socket speaks.
+/// A checked request: the session to start, how its socket speaks, and the token it came with (spent only
+/// when the socket opens, so a refused request leaves it usable).
 struct Checked {
     options: SessionOptions,
     input: InputFormat,
+    token: Option<String>,
 }
 
 async fn check(
     state: &AppState,
     caller: &Caller,
+    headers: &HeaderMap,
     query: RealtimeQuery,
     format: OutputFormat,
 ) -> Result<Checked, ApiError> {
@@ -151,6 +156,10 @@ async fn check(
             max_duration: Duration::from_secs(settings.max_session_seconds),
         },
         input,
+        // A key in the headers is what authenticated the request; the token only when there is none.
+        token: query
+            .token
+            .filter(|_| super::auth::presented_key(headers).is_none()),
     })
 }
 
@@ -178,10 +187,18 @@ async fn accept(
     if let Some(shared) = state.limits.realtime_seat(owner, max_per_key).await? {
         seat.also_hold(shared);
     }
+    if let Some(token) = &checked.token {
+        state
+            .keys
+            .tokens
+            .spend(token)
+            .map_err(|e| ApiError::unauthorized(e.to_string()))?;
+    }
     let services = Services {
         asr: state.graph.asr.clone(),
         dialogue: state.graph.dialogue.clone(),
         tts: state.graph.tts.clone(),
+        gate: Arc::new(TurnLimits(Arc::clone(&state.limits))),
     };
     let (out, events) = tokio::sync::mpsc::channel(realtime::OUTBOUND_QUEUE);
     let session = realtime::start(services, checked.options, out)
@@ -189,10 +206,16 @@ async fn accept(
         .map_err(|e| ApiError::new(ErrorCode::ServiceUnavailable, e))?;
     let wire = wire(checked.input);
     let stopping = state.stopping.clone();
+    let bounds = socket::Bounds {
+        decoders: Arc::clone(&state.decoders),
+        audio_ahead: Duration::from_secs(state.settings.realtime.max_audio_ahead_seconds),
+    };
     Ok(upgrade
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |socket| socket::serve(socket, session, events, wire, seat, stopping))
+        .on_upgrade(move |socket| {
+            socket::serve(socket, session, events, wire, seat, stopping, bounds)
+        })
         .into_response())
 }
 
@@ -219,12 +242,13 @@ async fn accept(
 pub async fn converse(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     ApiQuery(query): ApiQuery<RealtimeQuery>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let format = OutputFormat::named(query.output_format.as_deref().unwrap_or("pcm_16000"))
         .map_err(ApiError::unprocessable)?;
-    let checked = check(&state, &caller, query, format).await?;
+    let checked = check(&state, &caller, &headers, query, format).await?;
     let max_text_chars = state.settings.dialogue.max_text_chars;
     accept(state, checked, upgrade, move |input| {
         Box::new(convai::ConvAi::new(input, max_text_chars))
@@ -253,11 +277,12 @@ pub async fn converse(
 pub async fn phone(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     ApiQuery(query): ApiQuery<PhoneQuery>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let ulaw = OutputFormat::named("ulaw_8000").map_err(ApiError::unprocessable)?;
-    let checked = check(&state, &caller, query.into(), ulaw).await?;
+    let checked = check(&state, &caller, &headers, query.into(), ulaw).await?;
     accept(state, checked, upgrade, |_| Box::new(twilio::Twilio::new())).await
 }
 
@@ -305,4 +330,14 @@ pub async fn token(State(state): State<AppState>, caller: Caller) -> Result<Resp
         expires_in_seconds: ttl,
     };
     Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// Realtime turns count against their key's rate limit like the HTTP agent's turns.
+struct TurnLimits(Arc<super::limits::RateLimits>);
+
+#[async_trait::async_trait]
+impl TurnGate for TurnLimits {
+    async fn admit(&self, owner: &str) -> Result<(), TurnRefused> {
+        self.0.count_turn(owner).await
+    }
 }

@@ -1,14 +1,22 @@
 //! The socket side of a realtime session: frames from the client are decoded by the wire protocol and handed to
 //! the session; the session's events are encoded and written, except audio an interruption has cut. The loop
 //! ends the session when the client goes, and closes the socket with a code and reason when the session ends
-//! (1011 when it failed without saying why, as a crashed session does).
+//! (1011 when it failed without saying why, as a crashed session does), when the key is revoked (1008), or
+//! when a frame is too large (1009) or not UTF-8 (1007).
+//!
+//! The caller's audio is read no faster than real time beyond a margin ([`Pace`]), and whole-file chunks are
+//! decoded off the async threads behind the permits uploads take, so one socket can neither fill the server's
+//! memory nor stall the threads that answer everyone else.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt as _, StreamExt as _};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
 
+use super::input::{decode_file, FileRefused};
+use super::pace::Pace;
 use crate::actors::realtime::{Inbound, Outbound, Seat, SessionHandle};
 
 /// A write that waits longer than this for the client is a client that stopped reading: the session ends.
@@ -20,9 +28,23 @@ pub enum Taken {
     Messages(Vec<Inbound>),
     /// The client says the conversation is over (Twilio's `stop`).
     Finished,
+    /// A whole audio file, to decode before the session hears it.
+    File(Vec<u8>),
     /// Not acceptable: close with this code and reason.
     Refused(u16, String),
 }
+
+/// What bounds one socket's work.
+#[derive(Clone)]
+pub struct Bounds {
+    /// The permits audio decoding takes (shared with uploads).
+    pub decoders: Arc<Semaphore>,
+    /// How far ahead of real time the caller's audio may run before the socket is read more slowly.
+    pub audio_ahead: Duration,
+}
+
+/// While the socket waits for real time to catch up, the session hears this often that its client is there.
+const PACED_ALIVE: Duration = Duration::from_secs(1);
 
 /// A wire protocol: client frames in, session events out.
 pub trait Wire: Send + 'static {
@@ -40,26 +62,53 @@ pub async fn serve(
     mut wire: impl Wire,
     seat: Seat,
     stopping: tokio_util::sync::CancellationToken,
+    bounds: Bounds,
 ) {
+    let revoked = seat.revoked();
     let _seat = seat;
     let (mut sink, mut stream) = socket.split();
     let mut session = session;
+    let mut pace = Pace::new(bounds.audio_ahead);
     let close = loop {
+        let resume = pace.resume_at(Instant::now());
         tokio::select! {
             () = stopping.cancelled() => {
                 break Some((1001, "the server is shutting down; reconnect shortly".to_string()));
             }
-            frame = stream.next() => match frame {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break None,
+            () = revoked.cancelled() => {
+                break Some((1008, "key revoked".to_string()));
+            }
+            // Audio ahead of real time: the client's next frames wait in its own buffers.
+            () = paced(resume), if resume.is_some() => {
+                metrics::counter!(crate::telemetry::metrics::REALTIME_PACED).increment(1);
+                session.send(Inbound::Alive);
+            }
+            frame = stream.next(), if resume.is_none() => match frame {
+                None | Some(Ok(Message::Close(_))) => break None,
+                Some(Err(error)) => break unreadable(error),
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
                     session.send(Inbound::Alive);
                 }
                 Some(Ok(frame)) => match wire.inbound(frame) {
                     Taken::Messages(messages) => {
                         for message in messages {
+                            if let Inbound::Audio(samples) = &message {
+                                pace.took(samples.len());
+                            }
                             session.send(message);
                         }
                     }
+                    Taken::File(bytes) => match decode_file(bytes, &bounds.decoders).await {
+                        Ok(samples) => {
+                            pace.took(samples.len());
+                            session.send(Inbound::Audio(samples));
+                        }
+                        Err(FileRefused::Busy) => break Some((
+                            1013,
+                            "every audio decoder is busy; reconnect shortly".to_string(),
+                        )),
+                        Err(FileRefused::Undecodable(problem)) => break Some((1008, problem)),
+                    },
                     Taken::Finished => break Some((1000, "the call has ended".to_string())),
                     Taken::Refused(code, reason) => break Some((code, reason)),
                 },
@@ -88,6 +137,29 @@ pub async fn serve(
     }
     // Wait (briefly) for the session to finish stopping, so its seat is given back after it.
     let _ = tokio::time::timeout(Duration::from_secs(2), session.ended()).await;
+}
+
+/// Sleep until `resume`, or for [`PACED_ALIVE`] at most.
+async fn paced(resume: Option<Instant>) {
+    let now = Instant::now();
+    let until = resume.unwrap_or(now).min(now + PACED_ALIVE);
+    tokio::time::sleep_until(until.into()).await;
+}
+
+/// The close for a frame that could not be read: too large (1009), not UTF-8 (1007), against the protocol
+/// (1002); a connection that broke gets none.
+fn unreadable(error: axum::Error) -> Option<(u16, String)> {
+    use tungstenite::error::{CapacityError, Error};
+    let error = error.into_inner().downcast::<Error>().ok()?;
+    match *error {
+        Error::Capacity(CapacityError::MessageTooLong { max_size, .. }) => {
+            Some((1009, format!("a message may be {max_size} bytes at most")))
+        }
+        Error::Capacity(other) => Some((1009, other.to_string())),
+        Error::Utf8(_) => Some((1007, "a text frame must be UTF-8".to_string())),
+        Error::Protocol(problem) => Some((1002, problem.to_string())),
+        _ => None,
+    }
 }
 
 /// Write frames; `false` when the client is gone or stopped reading.

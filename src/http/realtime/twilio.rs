@@ -8,7 +8,7 @@ use axum::extract::ws::Message;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::input::{Input, InputFormat};
+use super::input::{Chunk, Input, InputFormat};
 use super::socket::{Taken, Wire};
 use crate::actors::realtime::{Inbound, Outbound};
 
@@ -73,7 +73,8 @@ impl Wire for Twilio {
                     return refused("a media event needs media.payload (base64 μ-law)");
                 };
                 match self.input.chunk(payload) {
-                    Ok(samples) => Taken::Messages(vec![Inbound::Audio(samples)]),
+                    Ok(Chunk::Samples(samples)) => Taken::Messages(vec![Inbound::Audio(samples)]),
+                    Ok(Chunk::File(bytes)) => Taken::File(bytes),
                     Err(problem) => refused(problem),
                 }
             }
