@@ -9,6 +9,15 @@ mod pace;
 mod socket;
 mod twilio;
 
+/// The wire protocols on their own: what a client's frames become (`tests/fuzz/fuzz_targets/realtime_message.rs`
+/// feeds them anything).
+pub mod wire {
+    pub use super::convai::ConvAi;
+    pub use super::input::{InputFormat, NAMES as INPUT_FORMATS};
+    pub use super::socket::{Taken, Wire};
+    pub use super::twilio::Twilio;
+}
+
 use std::sync::Arc;
 use std::time::Duration;
 
