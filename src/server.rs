@@ -212,6 +212,19 @@ pub async fn serve(
     graph.stop();
     // Give running jobs' actors a moment to stop; anything still running is queued again at the next start.
     let _ = tokio::time::timeout(Duration::from_secs(5), watcher).await;
+    if !db.shared() {
+        // Queued again now, as stopped by request: the next start does not count this stop against them (a job
+        // the process stops under twice, by a crash, is failed rather than run again).
+        match db.release_jobs().await {
+            Ok(0) => {}
+            Ok(released) => {
+                tracing::info!(released, "running jobs queued again for the next start")
+            }
+            Err(error) => {
+                tracing::warn!(%error, "running jobs not queued again; the next start does it")
+            }
+        }
+    }
     db.close().await;
     tracing::info!("sauti stopped");
     result.map_err(ServeError::Serve)?;

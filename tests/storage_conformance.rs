@@ -375,6 +375,38 @@ fn sqlite_keeps_every_rule() {
 }
 
 #[test]
+fn sqlite_fails_a_job_the_process_stopped_under_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    runtime().block_on(async {
+        let store = open("", dir.path()).await.unwrap();
+        let poison = job("mteja", "Kazi inayozima seva.");
+        let other = job("mteja", "Habari ya jioni.");
+        assert!(store.insert_job_within(&poison, 5).await.unwrap());
+        assert!(store.insert_job_within(&other, 5).await.unwrap());
+        // A clean stop is not held against the job: it is queued again with the start taken back.
+        assert!(store.start_job(&poison.id).await.unwrap().is_some());
+        assert_eq!(store.release_jobs().await.unwrap(), 1);
+        // The process dies under it once: it runs again; twice: it fails with why, and the other job is kept.
+        assert!(store.start_job(&poison.id).await.unwrap().is_some());
+        assert_eq!(store.requeue_running().await.unwrap(), 1);
+        assert!(store.start_job(&poison.id).await.unwrap().is_some());
+        assert!(store.start_job(&other.id).await.unwrap().is_some());
+        assert_eq!(
+            store.requeue_running().await.unwrap(),
+            1,
+            "only the other one"
+        );
+        let failed = store.job(&poison.id).await.unwrap().unwrap();
+        assert_eq!(failed.status, JobStatus::Failed);
+        assert_eq!(
+            failed.error.as_deref(),
+            Some("the job stopped the server twice while running; it will not be retried")
+        );
+        assert_eq!(store.queued_jobs().await.unwrap(), vec![other.id.clone()]);
+    });
+}
+
+#[test]
 fn postgres_keeps_every_rule() {
     let postgres = common::postgres::Postgres::start();
     runtime().block_on(async {

@@ -81,7 +81,7 @@ impl Store for Database {
     }
 
     async fn release_jobs(&self) -> Result<usize, StorageError> {
-        self.run(|c| jobs::requeue_running(c)).await
+        self.run(|c| jobs::release(c)).await
     }
 
     async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError> {
@@ -102,7 +102,7 @@ impl Store for Database {
     }
 
     async fn requeue_running(&self) -> Result<usize, StorageError> {
-        self.run(|c| jobs::requeue_running(c)).await
+        self.run(jobs::requeue_running).await
     }
 
     async fn queued_jobs(&self) -> Result<Vec<String>, StorageError> {

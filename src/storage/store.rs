@@ -71,7 +71,7 @@ pub trait Store: Send + Sync + 'static {
     /// this process's to finish (its lease lapsed and another took it): the work should stop.
     async fn renew_job(&self, id: &str) -> Result<bool, StorageError>;
     /// At shutdown: the jobs this process is running go back to the queue for another replica (or the next
-    /// start); how many.
+    /// start), the start they were given taken back (a stop asked for is not held against a job); how many.
     async fn release_jobs(&self) -> Result<usize, StorageError>;
     /// Call `wake` whenever another process may have queued a job (PostgreSQL's `LISTEN`); a store that only
     /// this process writes has nothing to say.
@@ -85,7 +85,9 @@ pub trait Store: Send + Sync + 'static {
     /// running → failed with a reason; whether it changed.
     async fn job_failed(&self, id: &str, error: &str) -> Result<bool, StorageError>;
     /// Jobs left running by a process that stopped go back to the queue; how many. A store that is not
-    /// shared takes back every running job (it is called at start); a shared one those whose lease lapsed.
+    /// shared takes back every running job (it is called at start); a shared one those whose lease lapsed. A
+    /// job the process stopped under `MAX_INTERRUPTED_STARTS` (2) times is failed instead, with a reason that
+    /// says so, so that a job whose work kills the server cannot kill it on every start.
     async fn requeue_running(&self) -> Result<usize, StorageError>;
     /// Ids of queued jobs, oldest first.
     async fn queued_jobs(&self) -> Result<Vec<String>, StorageError>;
