@@ -332,6 +332,7 @@ pub async fn job_audio(
     super::download::send_file(
         wav,
         &request,
+        &format!("\"{job_id}\""),
         [
             (header::CONTENT_TYPE, "audio/wav".to_string()),
             (header::CONTENT_DISPOSITION, disposition),
