@@ -88,8 +88,18 @@ pub async fn serve(
              from another"
         );
     }
+    let secret = db.key_secret().await?;
+    let adopted =
+        crate::storage::adopt_earlier_key_ids(db.as_ref(), &secret, &settings.auth.api_keys)
+            .await?;
+    if adopted > 0 {
+        tracing::info!(
+            adopted,
+            "data kept under earlier key ids handed to the keys' current ids"
+        );
+    }
     let created_key = ensure_a_key(&settings, db.as_ref()).await?;
-    let keys = KeyRing::new(&settings.auth.api_keys);
+    let keys = KeyRing::new(&settings.auth.api_keys, &secret);
     keys.refresh(db.as_ref()).await?;
 
     let lexicon = server_lexicon(&settings)?;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::sessions::{SessionClaim, SessionLimits, SessionRecord};
-use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, StorageError};
+use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret, StorageError};
 
 /// A handle to the store the service was configured with; cheap to clone.
 pub type Storage = Arc<dyn Store>;
@@ -51,6 +51,12 @@ pub trait Store: Send + Sync + 'static {
     async fn revoke_key(&self, id: &str) -> Result<bool, StorageError>;
     /// Whether any key (revoked or not) was ever stored.
     async fn any_key(&self) -> Result<bool, StorageError>;
+    /// The secret key ids are derived under: made once per store and kept in it, so that every process and
+    /// replica using the store derives the same id for the same key.
+    async fn key_secret(&self) -> Result<KeySecret, StorageError>;
+    /// Hand everything kept under each `(old, new)` key id to the new id (jobs, voices, dictionaries,
+    /// conversations and the key's own record), in one transaction; how many rows moved.
+    async fn adopt_key_ids(&self, moves: &[(String, String)]) -> Result<usize, StorageError>;
     /// A number that changes whenever the keys may have changed (from any process or replica); cheap.
     async fn keys_version(&self) -> Result<i64, StorageError>;
 

@@ -15,6 +15,9 @@ fn postgres_replicas_share_one_schema_and_fence_each_others_jobs() {
         );
         let (a, b) = (a.unwrap(), b.unwrap());
 
+        // Both derive key ids under the one secret the first of them made.
+        assert_eq!(a.key_secret().await.unwrap(), b.key_secret().await.unwrap());
+
         // What one replica writes, the other reads.
         let queued = job("mteja", "Karibu benki yetu.");
         assert!(a.insert_job_within(&queued, 5).await.unwrap());
