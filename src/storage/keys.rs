@@ -101,13 +101,23 @@ pub fn legacy_key_id(hash: &str) -> String {
     format!("key_{}", &hash[..16.min(hash.len())])
 }
 
-/// The store's key secret, made (and kept) the first time it is asked for.
+/// The store's key secret, made (and kept) the first time it is asked for; after that only read (a start on a
+/// full disk writes nothing).
 pub fn secret(c: &Connection) -> Result<KeySecret, StorageError> {
+    let read = |c: &Connection| -> Result<Option<String>, StorageError> {
+        Ok(
+            c.query_row("SELECT secret FROM key_secret", [], |r| r.get(0))
+                .optional()?,
+        )
+    };
+    if let Some(stored) = read(c)? {
+        return KeySecret::from_hex(&stored);
+    }
     c.execute(
         "INSERT OR IGNORE INTO key_secret (only_row, secret) VALUES (1, ?1)",
         params![KeySecret::random().to_hex()],
     )?;
-    let stored: String = c.query_row("SELECT secret FROM key_secret", [], |r| r.get(0))?;
+    let stored = read(c)?.ok_or_else(|| StorageError::Corrupt("key_secret has no row".into()))?;
     KeySecret::from_hex(&stored)
 }
 

@@ -84,6 +84,10 @@ pub(super) async fn revoke(store: &PgStore, id: &str) -> Result<bool, StorageErr
 
 /// The key secret, made by whichever replica asks first; every replica then reads that one.
 pub(super) async fn secret(store: &PgStore) -> Result<KeySecret, StorageError> {
+    let read = "SELECT secret FROM key_secret";
+    if let Some(row) = store.rows(read, &[]).await?.first() {
+        return KeySecret::from_hex(&row.get::<_, String>(0));
+    }
     let made = KeySecret::random().to_hex();
     store
         .execute(
@@ -91,7 +95,7 @@ pub(super) async fn secret(store: &PgStore) -> Result<KeySecret, StorageError> {
             &[&made],
         )
         .await?;
-    let rows = store.rows("SELECT secret FROM key_secret", &[]).await?;
+    let rows = store.rows(read, &[]).await?;
     let stored: String = rows
         .first()
         .map(|r| r.get(0))
