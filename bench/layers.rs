@@ -166,7 +166,10 @@ fn bench_guard() -> sauti::http::limits::Guard {
         ..Default::default()
     };
     sauti::http::limits::Guard {
-        keys: sauti::http::auth::KeyRing::new(&[KEY.to_string()]),
+        keys: sauti::http::auth::KeyRing::new(
+            &[KEY.to_string()],
+            &sauti::storage::KeySecret::random(),
+        ),
         limits: Arc::new(sauti::http::limits::RateLimits::new(&settings)),
     }
 }
@@ -251,7 +254,7 @@ fn per_call(mut work: impl FnMut()) -> f64 {
 fn components() {
     use sauti::http::auth::KeyRing;
     use sauti::telemetry::metrics::Routes;
-    let keys = KeyRing::new(&[KEY.to_string()]);
+    let keys = KeyRing::new(&[KEY.to_string()], &sauti::storage::KeySecret::random());
     let routes = Routes::new(sauti::http::openapi_document().paths.paths.keys().cloned());
     let route = routes.index_of("/v1/voices");
     let guard = bench_guard();

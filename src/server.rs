@@ -88,8 +88,18 @@ pub async fn serve(
              from another"
         );
     }
+    let secret = db.key_secret().await?;
+    let adopted =
+        crate::storage::adopt_earlier_key_ids(db.as_ref(), &secret, &settings.auth.api_keys)
+            .await?;
+    if adopted > 0 {
+        tracing::info!(
+            adopted,
+            "data kept under earlier key ids handed to the keys' current ids"
+        );
+    }
     let created_key = ensure_a_key(&settings, db.as_ref()).await?;
-    let keys = KeyRing::new(&settings.auth.api_keys);
+    let keys = KeyRing::new(&settings.auth.api_keys, &secret);
     keys.refresh(db.as_ref()).await?;
 
     let lexicon = server_lexicon(&settings)?;
@@ -214,6 +224,19 @@ pub async fn serve(
     graph.stop();
     // Give running jobs' actors a moment to stop; anything still running is queued again at the next start.
     let _ = tokio::time::timeout(Duration::from_secs(5), watcher).await;
+    if !db.shared() {
+        // Queued again now, as stopped by request: the next start does not count this stop against them (a job
+        // the process stops under twice, by a crash, is failed rather than run again).
+        match db.release_jobs().await {
+            Ok(0) => {}
+            Ok(released) => {
+                tracing::info!(released, "running jobs queued again for the next start")
+            }
+            Err(error) => {
+                tracing::warn!(%error, "running jobs not queued again; the next start does it")
+            }
+        }
+    }
     db.close().await;
     tracing::info!("sauti stopped");
     result.map_err(ServeError::Serve)?;

@@ -127,3 +127,96 @@ fn a_client_that_goes_away_stops_its_synthesis() {
         String::from_utf8_lossy(&short.body)
     );
 }
+
+/// Seconds of CPU the process has used.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name (which ends with the last ')'): utime and stime are the 12th and 13th.
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0
+}
+
+#[test]
+fn a_client_that_goes_away_stops_the_encoding_of_its_answer() {
+    let data = common::temp_dir();
+    let env = [
+        ("SAUTI__LIMITS__STATUS_PER_MINUTE", "100000"),
+        ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "100000"),
+    ];
+    let server = Server::start(data.path(), &env);
+    let created = common::post_json(
+        &server.url("/v1/tts/jobs"),
+        Some(KEY_A),
+        &json!({"text": "Habari ya asubuhi."}),
+    );
+    let id = created.json()["job_id"].as_str().unwrap().to_string();
+    let job = common::wait_for_job(&server, KEY_A, &id, Duration::from_secs(60));
+    assert_eq!(job["status"], "succeeded", "{job}");
+    drop(server);
+    // The job's audio becomes twenty minutes of a tone, so that encoding it as Opus takes a long while.
+    let minutes = 20;
+    let samples: Vec<f32> = (0..16_000 * 60 * minutes)
+        .map(|i| (i as f32 * 2.0 * std::f32::consts::PI * 220.0 / 16_000.0).sin() * 0.3)
+        .collect();
+    std::fs::write(
+        data.path().join(format!("jobs/{id}.wav")),
+        sauti::audio::encode_wav_16k(&samples),
+    )
+    .unwrap();
+    let server = Server::start(data.path(), &env);
+    let counted = || counter(&server, "sauti_cancelled_work_total{actor=\"encoder\"}");
+    let before = counted();
+
+    let address = server.base.trim_start_matches("http://").to_string();
+    let mut stream = TcpStream::connect(&address).unwrap();
+    let head = format!(
+        "GET /v1/tts/jobs/{id}/audio?output_format=opus_48000_64 HTTP/1.1\r\nHost: {address}\r\n\
+         xi-api-key: {KEY_A}\r\n\r\n"
+    );
+    let pid = server.child.id();
+    let idle = cpu_seconds(pid);
+    stream.write_all(head.as_bytes()).unwrap();
+    // The client hangs up once the server is at work on its answer (its CPU time climbs).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while cpu_seconds(pid) < idle + 0.5 {
+        assert!(
+            Instant::now() < deadline,
+            "the server never started the work"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(stream);
+
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while counted() < before + 1.0 {
+        assert!(
+            Instant::now() < deadline,
+            "the encoding whose client left was not counted as cancelled"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // And the work stopped: within a while the server is idle again, though twenty minutes of audio were not
+    // encoded.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let start = cpu_seconds(pid);
+        std::thread::sleep(Duration::from_millis(500));
+        if cpu_seconds(pid) - start < 0.2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the server kept encoding");
+    }
+    let short = common::post_json(
+        &server.url("/v1/audio/speech"),
+        Some(KEY_B),
+        &json!({"model": "tts-1", "input": "Asante sana.", "voice": "zuri", "response_format": "opus"}),
+    );
+    assert_eq!(
+        short.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&short.body)
+    );
+}

@@ -48,7 +48,7 @@ echo "== the service conformance tests against two replicas sharing PostgreSQL, 
 SAUTI_TEST_REPLICAS=2 cargo test --locked --test service_http --test voice_cloning --test voice_agent
 
 echo "== supervision under injected faults"
-cargo test --locked --features fault-injection --test supervision
+cargo test --locked --features fault-injection --test supervision --test poison_jobs
 
 echo "== contract fuzzing: schemathesis against /openapi.json of the release server"
 bash tools/schemathesis.sh

@@ -1,6 +1,8 @@
 //! Test-only fault injection (cargo feature `fault-injection`): with `SAUTI_FAULT_<ACTOR>_EVERY=N` in the
 //! environment (`TTS`, `ASR`, `DIALOGUE`, `CLONE`), that actor panics on every Nth message, so tests can watch the
-//! supervisor restart it.
+//! supervisor restart it. With `SAUTI_FAULT_JOB_ABORT=TEXT`, the process aborts (as an out-of-memory kill would
+//! end it) whenever a job whose text contains `TEXT` starts running, so tests can watch a job that stops the
+//! server on every start.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,5 +30,16 @@ pub fn maybe_panic(actor: &'static str) {
     };
     if let Some(n) = every {
         panic!("injected fault: {actor} message {n}");
+    }
+}
+
+/// Abort the process if `text` (a job's, as it starts running) contains the configured `SAUTI_FAULT_JOB_ABORT`.
+pub fn maybe_abort_job(text: &str) {
+    let Ok(marker) = std::env::var("SAUTI_FAULT_JOB_ABORT") else {
+        return;
+    };
+    if !marker.is_empty() && text.contains(&marker) {
+        eprintln!("injected fault: a job stops the process");
+        std::process::abort();
     }
 }

@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, HeaderName};
 
 use sha2::{Digest, Sha256};
 
-use crate::storage::{key_id, StorageError, Store};
+use crate::storage::{key_id, KeySecret, StorageError, Store};
 
 /// The authenticated caller of a request. As an extractor: the caller the front admitted the request for
 /// (carried in the request's scope, not in its extensions); 401 outside the authenticated API.
@@ -160,13 +160,13 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 impl KeyRing {
-    /// Keys from configuration (plaintext there, hashed here).
-    pub fn new(configured: &[String]) -> Self {
+    /// Keys from configuration (plaintext there, hashed here), their ids derived under the store's `secret`.
+    pub fn new(configured: &[String], secret: &KeySecret) -> Self {
         let configured = configured
             .iter()
             .map(|k| {
                 let hash = digest(k.trim());
-                (hash, Arc::from(key_id(&hex(&hash))))
+                (hash, Arc::from(key_id(secret, &hex(&hash))))
             })
             .collect();
         Self {
@@ -319,7 +319,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = crate::storage::Database::open(dir.path()).unwrap();
         let store: &dyn crate::storage::Store = &db;
-        let keys = KeyRing::new(&["configured-key".to_string()]);
+        let keys = KeyRing::new(
+            &["configured-key".to_string()],
+            &store.key_secret().await.unwrap(),
+        );
         let stored = store.insert_key("pilot", "stored-key").await.unwrap();
         keys.refresh(store).await.unwrap();
         let memo = KeyMemo::default();

@@ -20,6 +20,7 @@ mod openai;
 pub mod openapi;
 mod playground;
 pub mod problem;
+mod ranges;
 pub mod realtime;
 mod recognition;
 mod speech;

@@ -301,8 +301,8 @@ pub async fn job_status(
         )),
         (status = 400, description = "A malformed query (a parameter given twice)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "An unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 206, description = "The one byte range asked for with `Range` (Content-Range says which)", content_type = "audio/wav", body = crate::http::openapi::WavFile),
-        (status = 416, description = "The `Range` asked for lies outside the file", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 206, description = "The byte range asked for with `Range`, overlapping ranges joined (Content-Range says which); with `If-Range`, only while it names this audio's `ETag`", content_type = "audio/wav", body = crate::http::openapi::WavFile),
+        (status = 416, description = "No range asked for reaches into the file (`Content-Range: bytes */length`)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 404, description = "No such job for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 409, description = "Not finished yet (job_not_complete) or failed (job_failed)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 410, description = "The job succeeded but its audio is no longer stored (audio_gone); create the job again", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -332,6 +332,7 @@ pub async fn job_audio(
     super::download::send_file(
         wav,
         &request,
+        &format!("\"{job_id}\""),
         [
             (header::CONTENT_TYPE, "audio/wav".to_string()),
             (header::CONTENT_DISPOSITION, disposition),

@@ -281,10 +281,60 @@ pub fn mark_failed(c: &Connection, id: &str, error: &str) -> Result<bool, Storag
     Ok(changed == 1)
 }
 
-/// After a crash or shutdown: jobs left running go back to the queue. Returns how many.
-pub fn requeue_running(c: &Connection) -> Result<usize, StorageError> {
-    Ok(c.execute(
+/// How many starts of a job may end with the process stopping under it (a crash, an out-of-memory kill)
+/// before the job is failed rather than queued again: a job whose work kills the server must not kill it on
+/// every start.
+pub const MAX_INTERRUPTED_STARTS: i32 = 2;
+
+/// Why a job that stopped the server [`MAX_INTERRUPTED_STARTS`] times was failed.
+pub const QUARANTINED: &str =
+    "the job stopped the server twice while running; it will not be retried";
+
+/// Log and count jobs failed because the process stopped under them too often.
+pub(super) fn quarantined(ids: &[String]) {
+    for id in ids {
+        entered("failed");
+        tracing::error!(job_id = %id, "{QUARANTINED}");
+    }
+}
+
+/// After a crash: jobs left running go back to the queue, except those that were already started
+/// [`MAX_INTERRUPTED_STARTS`] times without finishing, which fail with [`QUARANTINED`]. Returns how many were
+/// queued again.
+pub fn requeue_running(c: &mut Connection) -> Result<usize, StorageError> {
+    let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let failed = {
+        let mut statement = tx.prepare(
+            "UPDATE jobs SET status = 'failed', completed_at = ?1, completed_unix = ?2, error = ?3
+             WHERE status = 'running' AND runs >= ?4 RETURNING id",
+        )?;
+        let ids = statement
+            .query_map(
+                params![
+                    now_rfc3339(),
+                    unix_now(),
+                    QUARANTINED,
+                    MAX_INTERRUPTED_STARTS
+                ],
+                |r| r.get(0),
+            )?
+            .collect::<Result<Vec<String>, _>>()?;
+        ids
+    };
+    let requeued = tx.execute(
         "UPDATE jobs SET status = 'queued', progress = 0 WHERE status = 'running'",
+        [],
+    )?;
+    tx.commit()?;
+    quarantined(&failed);
+    Ok(requeued)
+}
+
+/// At a clean stop: jobs left running go back to the queue, and the start they were given is taken back (the
+/// process stopped because it was asked to, not because of them). Returns how many.
+pub fn release(c: &Connection) -> Result<usize, StorageError> {
+    Ok(c.execute(
+        "UPDATE jobs SET status = 'queued', progress = 0, runs = MAX(runs - 1, 0) WHERE status = 'running'",
         [],
     )?)
 }

@@ -1,4 +1,9 @@
-//! API keys: only SHA-256 hashes are stored; a key's id (derived from its hash) names its owner everywhere.
+//! API keys: only SHA-256 hashes are stored. A key's id names its owner everywhere (jobs, voices, dictionaries,
+//! conversations) and appears in logs, so it must not let anyone test a guessed key against it: it is an
+//! HMAC-SHA256 of the key's hash under the store's key secret, 32 random bytes made once per store and kept
+//! in it (every replica sharing a PostgreSQL reads the same secret, so every replica derives the same id).
+//! Ids of earlier releases were the unsalted hash's first 64 bits; data kept under them is handed to the new
+//! ids at start-up ([`crate::storage::Store::adopt_key_ids`]).
 
 use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
@@ -8,7 +13,7 @@ use super::{now_rfc3339, StorageError};
 /// A stored key (never the key itself).
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyRecord {
-    /// Stable id, `key_` + 16 hex digits of the hash.
+    /// Stable id, `key_` + 16 hex digits of the hash's HMAC under the key secret.
     pub id: String,
     /// A label for operators.
     pub name: String,
@@ -20,17 +25,132 @@ pub struct KeyRecord {
     pub revoked_at: Option<String>,
 }
 
-/// Hex SHA-256 of a key.
-pub fn hash_key(key: &str) -> String {
-    Sha256::digest(key.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+/// The store's secret that key ids are derived under. Never logged.
+#[derive(Clone, PartialEq, Eq)]
+pub struct KeySecret([u8; 32]);
+
+impl std::fmt::Debug for KeySecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KeySecret(..)")
+    }
 }
 
-/// The id of the key with this hash.
-pub fn key_id(hash: &str) -> String {
+impl KeySecret {
+    /// A new random secret.
+    pub fn random() -> Self {
+        Self(rand::random())
+    }
+
+    /// The secret as stored: 64 hex digits.
+    pub fn to_hex(&self) -> String {
+        hex(&self.0)
+    }
+
+    /// A secret as stored, or why it cannot be read.
+    pub fn from_hex(text: &str) -> Result<Self, StorageError> {
+        let corrupt = || StorageError::Corrupt("the key secret is not 64 hex digits".into());
+        if text.len() != 64 || !text.is_ascii() {
+            return Err(corrupt());
+        }
+        let mut bytes = [0u8; 32];
+        for (i, byte) in bytes.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| corrupt())?;
+        }
+        Ok(Self(bytes))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex SHA-256 of a key.
+pub fn hash_key(key: &str) -> String {
+    hex(&Sha256::digest(key.as_bytes()))
+}
+
+/// HMAC-SHA256 (RFC 2104).
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut block = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let mut inner = Sha256::new();
+    inner.update(block.map(|b| b ^ 0x36));
+    inner.update(message);
+    let mut outer = Sha256::new();
+    outer.update(block.map(|b| b ^ 0x5c));
+    outer.update(inner.finalize());
+    outer.finalize().into()
+}
+
+/// The id of the key with this (hex) hash: `key_` + 16 hex digits of HMAC-SHA256(secret, hash).
+pub fn key_id(secret: &KeySecret, hash: &str) -> String {
+    format!(
+        "key_{}",
+        &hex(&hmac_sha256(&secret.0, hash.as_bytes()))[..16]
+    )
+}
+
+/// The id earlier releases gave the key with this hash (the hash's first 16 hex digits): only to find data
+/// kept under it.
+pub fn legacy_key_id(hash: &str) -> String {
     format!("key_{}", &hash[..16.min(hash.len())])
+}
+
+/// The store's key secret, made (and kept) the first time it is asked for; after that only read (a start on a
+/// full disk writes nothing).
+pub fn secret(c: &Connection) -> Result<KeySecret, StorageError> {
+    let read = |c: &Connection| -> Result<Option<String>, StorageError> {
+        Ok(
+            c.query_row("SELECT secret FROM key_secret", [], |r| r.get(0))
+                .optional()?,
+        )
+    };
+    if let Some(stored) = read(c)? {
+        return KeySecret::from_hex(&stored);
+    }
+    c.execute(
+        "INSERT OR IGNORE INTO key_secret (only_row, secret) VALUES (1, ?1)",
+        params![KeySecret::random().to_hex()],
+    )?;
+    let stored = read(c)?.ok_or_else(|| StorageError::Corrupt("key_secret has no row".into()))?;
+    KeySecret::from_hex(&stored)
+}
+
+/// Tables whose `owner` column holds a key id.
+pub(super) const OWNED: [&str; 4] = [
+    "jobs",
+    "cloned_voices",
+    "pronunciation_dictionaries",
+    "agent_sessions",
+];
+
+/// Hand everything kept under each `(old, new)` key id to the new id, keys included; how many rows moved.
+pub fn adopt(c: &mut Connection, moves: &[(String, String)]) -> Result<usize, StorageError> {
+    let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let mut moved = 0;
+    for (old, new) in moves.iter().filter(|(old, new)| old != new) {
+        for table in OWNED {
+            moved += tx.execute(
+                &format!("UPDATE {table} SET owner = ?2 WHERE owner = ?1"),
+                params![old, new],
+            )?;
+        }
+        let renamed = tx.execute(
+            "UPDATE api_keys SET id = ?2 WHERE id = ?1",
+            params![old, new],
+        )?;
+        if renamed > 0 {
+            changed(&tx)?;
+        }
+        moved += renamed;
+    }
+    tx.commit()?;
+    Ok(moved)
 }
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
@@ -77,11 +197,42 @@ fn hidden(c: char) -> bool {
             | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
 }
 
+/// Hand what earlier releases kept under a key's unkeyed id (the configured keys', given as configured, and the
+/// stored keys') to its id under `secret`; how many rows moved. Run at every start, before anything is served:
+/// data an older replica wrote meanwhile is handed over at the next start.
+pub async fn adopt_earlier_ids(
+    store: &dyn super::Store,
+    secret: &KeySecret,
+    configured: &[String],
+) -> Result<usize, StorageError> {
+    let mut moves: Vec<(String, String)> = configured
+        .iter()
+        .map(|key| {
+            let hash = hash_key(key.trim());
+            (legacy_key_id(&hash), key_id(secret, &hash))
+        })
+        .collect();
+    moves.extend(
+        store
+            .keys()
+            .await?
+            .into_iter()
+            .map(|record| (record.id, key_id(secret, &record.hash))),
+    );
+    moves.retain(|(old, new)| old != new);
+    moves.sort();
+    moves.dedup();
+    if moves.is_empty() {
+        return Ok(0);
+    }
+    store.adopt_key_ids(&moves).await
+}
+
 /// Store a new key's hash; returns its record.
 pub fn insert(c: &Connection, name: &str, key: &str) -> Result<KeyRecord, StorageError> {
     let hash = hash_key(key);
     let record = KeyRecord {
-        id: key_id(&hash),
+        id: key_id(&secret(c)?, &hash),
         name: name.to_string(),
         hash,
         created_at: now_rfc3339(),
@@ -146,6 +297,36 @@ pub fn data_version(c: &Connection) -> Result<i64, StorageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hmac_matches_rfc_4231() {
+        // Test case 2.
+        assert_eq!(
+            hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        // Test case 6: a key longer than the block.
+        assert_eq!(
+            hex(&hmac_sha256(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            )),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
+
+    #[test]
+    fn key_ids_depend_on_the_secret_and_not_on_the_bare_hash() {
+        let hash = hash_key("sk_sauti_weak");
+        let (a, b) = (KeySecret::random(), KeySecret::random());
+        assert_eq!(key_id(&a, &hash), key_id(&a.clone(), &hash));
+        assert_ne!(key_id(&a, &hash), key_id(&b, &hash));
+        assert_ne!(key_id(&a, &hash), legacy_key_id(&hash));
+        assert_eq!(key_id(&a, &hash).len(), 20);
+        assert_eq!(KeySecret::from_hex(&a.to_hex()).unwrap(), a);
+        assert!(KeySecret::from_hex("zz").is_err());
+        assert_eq!(format!("{a:?}"), "KeySecret(..)");
+    }
 
     #[test]
     fn key_names_are_trimmed_single_line_and_short() {

@@ -99,10 +99,18 @@ CREATE INDEX agent_sessions_by_use ON agent_sessions (used_ms);
     Ok(())
 }
 
+/// SQLite version 3: the secret key ids are derived under (its one row is written when first needed).
+fn sqlite_v3(c: &Connection) -> Result<(), StorageError> {
+    c.execute_batch(
+        "CREATE TABLE key_secret (only_row INTEGER PRIMARY KEY CHECK (only_row = 1), secret TEXT NOT NULL);",
+    )?;
+    Ok(())
+}
+
 type SqliteMigration = fn(&Connection) -> Result<(), StorageError>;
 
 /// SQLite's migrations; entry `i` brings the database to version `i + 1`.
-const SQLITE: &[SqliteMigration] = &[sqlite_v1, sqlite_v2];
+const SQLITE: &[SqliteMigration] = &[sqlite_v1, sqlite_v2, sqlite_v3];
 
 /// The schema version this sauti writes (both engines are kept at the same number).
 pub const LATEST: i64 = SQLITE.len() as i64;
@@ -194,6 +202,8 @@ CREATE TABLE agent_sessions (
 );
 CREATE INDEX agent_sessions_by_owner ON agent_sessions (owner, used_at);
 CREATE INDEX agent_sessions_by_use ON agent_sessions (used_at);
+", "
+CREATE TABLE key_secret (only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row), secret TEXT NOT NULL);
 "];
 
 #[cfg(test)]

@@ -22,7 +22,10 @@ use rusqlite::Connection;
 pub use blobs::{ArtifactStore, Blob, BlobStore};
 pub use dictionaries::DictionaryRecord;
 pub use jobs::{JobRecord, JobStatus};
-pub use keys::{hash_key, key_id, KeyRecord};
+pub use keys::{
+    adopt_earlier_ids as adopt_earlier_key_ids, hash_key, key_id, legacy_key_id, KeyRecord,
+    KeySecret,
+};
 pub use migrations::LATEST as SCHEMA_VERSION;
 pub use sessions::{SessionClaim, SessionLimits, SessionRecord};
 pub use store::{JobsWaker, Storage, Store};

@@ -8,7 +8,7 @@ use super::sessions::{self, SessionClaim, SessionLimits, SessionRecord};
 use super::store::Store;
 use super::{
     dictionaries, jobs, keys, voices, ClonedVoiceRecord, Database, DictionaryRecord, JobRecord,
-    KeyRecord, StorageError,
+    KeyRecord, KeySecret, StorageError,
 };
 
 #[async_trait]
@@ -43,6 +43,15 @@ impl Store for Database {
 
     async fn any_key(&self) -> Result<bool, StorageError> {
         self.run(|c| keys::any(c)).await
+    }
+
+    async fn key_secret(&self) -> Result<KeySecret, StorageError> {
+        self.run(|c| keys::secret(c)).await
+    }
+
+    async fn adopt_key_ids(&self, moves: &[(String, String)]) -> Result<usize, StorageError> {
+        let moves = moves.to_vec();
+        self.run(move |c| keys::adopt(c, &moves)).await
     }
 
     async fn keys_version(&self) -> Result<i64, StorageError> {
@@ -81,7 +90,7 @@ impl Store for Database {
     }
 
     async fn release_jobs(&self) -> Result<usize, StorageError> {
-        self.run(|c| jobs::requeue_running(c)).await
+        self.run(|c| jobs::release(c)).await
     }
 
     async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError> {
@@ -102,7 +111,7 @@ impl Store for Database {
     }
 
     async fn requeue_running(&self) -> Result<usize, StorageError> {
-        self.run(|c| jobs::requeue_running(c)).await
+        self.run(jobs::requeue_running).await
     }
 
     async fn queued_jobs(&self) -> Result<Vec<String>, StorageError> {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::sessions::{SessionClaim, SessionLimits, SessionRecord};
-use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, StorageError};
+use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret, StorageError};
 
 /// A handle to the store the service was configured with; cheap to clone.
 pub type Storage = Arc<dyn Store>;
@@ -51,6 +51,12 @@ pub trait Store: Send + Sync + 'static {
     async fn revoke_key(&self, id: &str) -> Result<bool, StorageError>;
     /// Whether any key (revoked or not) was ever stored.
     async fn any_key(&self) -> Result<bool, StorageError>;
+    /// The secret key ids are derived under: made once per store and kept in it, so that every process and
+    /// replica using the store derives the same id for the same key.
+    async fn key_secret(&self) -> Result<KeySecret, StorageError>;
+    /// Hand everything kept under each `(old, new)` key id to the new id (jobs, voices, dictionaries,
+    /// conversations and the key's own record), in one transaction; how many rows moved.
+    async fn adopt_key_ids(&self, moves: &[(String, String)]) -> Result<usize, StorageError>;
     /// A number that changes whenever the keys may have changed (from any process or replica); cheap.
     async fn keys_version(&self) -> Result<i64, StorageError>;
 
@@ -71,7 +77,7 @@ pub trait Store: Send + Sync + 'static {
     /// this process's to finish (its lease lapsed and another took it): the work should stop.
     async fn renew_job(&self, id: &str) -> Result<bool, StorageError>;
     /// At shutdown: the jobs this process is running go back to the queue for another replica (or the next
-    /// start); how many.
+    /// start), the start they were given taken back (a stop asked for is not held against a job); how many.
     async fn release_jobs(&self) -> Result<usize, StorageError>;
     /// Call `wake` whenever another process may have queued a job (PostgreSQL's `LISTEN`); a store that only
     /// this process writes has nothing to say.
@@ -85,7 +91,9 @@ pub trait Store: Send + Sync + 'static {
     /// running → failed with a reason; whether it changed.
     async fn job_failed(&self, id: &str, error: &str) -> Result<bool, StorageError>;
     /// Jobs left running by a process that stopped go back to the queue; how many. A store that is not
-    /// shared takes back every running job (it is called at start); a shared one those whose lease lapsed.
+    /// shared takes back every running job (it is called at start); a shared one those whose lease lapsed. A
+    /// job the process stopped under `MAX_INTERRUPTED_STARTS` (2) times is failed instead, with a reason that
+    /// says so, so that a job whose work kills the server cannot kill it on every start.
     async fn requeue_running(&self) -> Result<usize, StorageError>;
     /// Ids of queued jobs, oldest first.
     async fn queued_jobs(&self) -> Result<Vec<String>, StorageError>;

@@ -48,7 +48,8 @@ pub const RATE_LIMITED: &str = "sauti_rate_limited_total";
 pub const RATE_LIMIT_STORE_FAILURES: &str = "sauti_rate_limit_store_failures_total";
 /// Job state changes, by the state entered.
 pub const JOBS: &str = "sauti_jobs_total";
-/// Work stopped because its caller went away or its deadline passed, by actor.
+/// Work stopped because its caller went away or its deadline passed, by actor (`encoder`: the decoding and
+/// encoding of a non-streamed answer in another audio format).
 pub const CANCELLED_WORK: &str = "sauti_cancelled_work_total";
 /// Connections open now.
 pub const CONNECTIONS_OPEN: &str = "sauti_http_connections_open";

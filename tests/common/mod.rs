@@ -87,24 +87,9 @@ impl Server {
         config: Option<&Path>,
         env: &[(&str, &str)],
     ) -> (Child, String, Option<String>) {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_sauti"));
-        command.arg("serve");
-        if let Some(config) = config {
-            command.arg("--config").arg(config);
-        }
-        command
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
-            .env("SAUTI__SERVER__PUBLIC_BASE_URL", "https://api.sauti.test")
-            .env("SAUTI__STORAGE__DATA_DIR", data_dir)
-            .env("SAUTI__MODELS__DIR", data_dir.join("models"))
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        for (k, v) in env {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().expect("sauti serve starts");
+        let mut child = Self::command(data_dir, config, env)
+            .spawn()
+            .expect("sauti serve starts");
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = BufReader::new(stdout).lines();
         // A development key, when one is made, is printed before the listening line.
@@ -126,6 +111,65 @@ impl Server {
         // Keep draining stdout so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
         (child, base, created_key)
+    }
+
+    /// The `sauti serve` command of a test server: its data directory, port 0, its output piped.
+    fn command(data_dir: &Path, config: Option<&Path>, env: &[(&str, &str)]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sauti"));
+        command.arg("serve");
+        if let Some(config) = config {
+            command.arg("--config").arg(config);
+        }
+        command
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
+            .env("SAUTI__SERVER__PUBLIC_BASE_URL", "https://api.sauti.test")
+            .env("SAUTI__STORAGE__DATA_DIR", data_dir)
+            .env("SAUTI__MODELS__DIR", data_dir.join("models"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        command
+    }
+
+    /// Start a server (the two test keys and `env`) that is expected to stop by itself, perhaps before it
+    /// listens; how it exited, or `None` if it still runs after `limit` (it is then killed).
+    pub fn run_until_exit(
+        data_dir: &Path,
+        env: &[(&str, &str)],
+        limit: Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let keys = format!("{KEY_A},{KEY_B}");
+        let mut child = Self::command(data_dir, None, env)
+            .env("SAUTI__AUTH__API_KEYS", keys)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("sauti serve starts");
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
+    }
+
+    /// How the process exited, if it has within `limit`.
+    pub fn exit_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
     }
 
     /// `path` on this server; with two replicas, on each in turn.

@@ -15,6 +15,9 @@ fn postgres_replicas_share_one_schema_and_fence_each_others_jobs() {
         );
         let (a, b) = (a.unwrap(), b.unwrap());
 
+        // Both derive key ids under the one secret the first of them made.
+        assert_eq!(a.key_secret().await.unwrap(), b.key_secret().await.unwrap());
+
         // What one replica writes, the other reads.
         let queued = job("mteja", "Karibu benki yetu.");
         assert!(a.insert_job_within(&queued, 5).await.unwrap());
@@ -81,6 +84,27 @@ fn postgres_replicas_share_one_schema_and_fence_each_others_jobs() {
         let mut finished = vec![queued.id.clone(), orphan.id.clone()];
         finished.sort();
         assert_eq!(swept, finished);
+
+        // A job whose replicas died under it twice is failed, not queued a third time; a replica handing its
+        // jobs back as it stops is not held against them.
+        let poison = job("mteja", "Kazi inayozima seva.");
+        assert!(a.insert_job_within(&poison, 5).await.unwrap());
+        assert!(a.start_job(&poison.id).await.unwrap().is_some());
+        assert_eq!(a.release_jobs().await.unwrap(), 1, "a clean stop");
+        assert!(b.start_job(&poison.id).await.unwrap().is_some());
+        expire_leases(&url).await;
+        assert_eq!(a.requeue_running().await.unwrap(), 1, "run again once");
+        assert!(a.start_job(&poison.id).await.unwrap().is_some());
+        expire_leases(&url).await;
+        assert_eq!(b.requeue_running().await.unwrap(), 0, "not a third time");
+        let failed = a.job(&poison.id).await.unwrap().unwrap();
+        assert_eq!(failed.status, sauti::storage::JobStatus::Failed);
+        assert_eq!(
+            failed.error.as_deref(),
+            Some("the job stopped the server twice while running; it will not be retried")
+        );
+        assert!(failed.completed_at.is_some());
+        assert!(b.queued_jobs().await.unwrap().is_empty());
     });
 }
 

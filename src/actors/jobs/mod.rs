@@ -1,6 +1,7 @@
 //! The JobsActor: long texts synthesised in the background, one persistent queue in SQLite. Every state change
 //! is written before it is acted on, so a crash or restart loses nothing: queued and running jobs run again
-//! and finish, succeeded ones keep their audio, and no job completes twice.
+//! and finish, succeeded ones keep their audio, and no job completes twice. A job the process stopped under
+//! twice while it ran (a crash, an out-of-memory kill) is failed at the next start instead of run again.
 
 mod actor;
 mod runner;

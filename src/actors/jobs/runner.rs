@@ -132,6 +132,8 @@ impl From<StorageError> for Outcome {
 async fn execute(job: JobRecord, context: &JobContext) -> Result<(), Outcome> {
     let started = std::time::Instant::now();
     tracing::info!(job_id = %job.id, "job running");
+    #[cfg(feature = "fault-injection")]
+    crate::actors::faults::maybe_abort_job(&job.text);
 
     // The rules were checked when the job was created; a job whose rules no longer read fails with why.
     let lexicon = if job.pronunciation.is_empty() {

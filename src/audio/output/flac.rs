@@ -3,17 +3,23 @@
 use flacenc::component::BitRepr;
 use flacenc::error::Verify;
 
+use super::go_on;
 use crate::audio::encode::to_i16;
+use crate::cancel::Cancel;
 
-/// Encode mono samples at `rate` as FLAC.
-pub fn encode(samples: &[f32], rate: u32) -> Result<Vec<u8>, String> {
+/// Encode mono samples at `rate` as FLAC; stops (with an error) soon after `cancel` is set.
+pub fn encode(samples: &[f32], rate: u32, cancel: &Cancel) -> Result<Vec<u8>, String> {
     let pcm: Vec<i32> = samples.iter().map(|&s| i32::from(to_i16(s))).collect();
     let config = flacenc::config::Encoder::default()
         .into_verified()
         .map_err(|e| failed("configuration", &e))?;
-    let source = flacenc::source::MemSource::from_samples(&pcm, 1, 16, rate as usize);
-    let mut stream = flacenc::encode_with_fixed_block_size(&config, source, config.block_size)
-        .map_err(|e| failed("encoding", &e))?;
+    let source = Until {
+        samples: flacenc::source::MemSource::from_samples(&pcm, 1, 16, rate as usize),
+        cancel,
+    };
+    let encoded = flacenc::encode_with_fixed_block_size(&config, source, config.block_size);
+    go_on(cancel)?;
+    let mut stream = encoded.map_err(|e| failed("encoding", &e))?;
     // The stream info must not count the short last block as the smallest (decoders would take the stream
     // for a variable block size one).
     let largest = stream.stream_info().max_block_size();
@@ -24,6 +30,42 @@ pub fn encode(samples: &[f32], rate: u32) -> Result<Vec<u8>, String> {
     let mut sink = flacenc::bitsink::ByteSink::new();
     stream.write(&mut sink).map_err(|e| failed("writing", &e))?;
     Ok(sink.as_slice().to_vec())
+}
+
+/// Samples read block by block (a quarter of a second or so) until the caller stops waiting: the encoder
+/// then reads an error and stops.
+struct Until<'a> {
+    samples: flacenc::source::MemSource,
+    cancel: &'a Cancel,
+}
+
+impl flacenc::source::Source for Until<'_> {
+    fn channels(&self) -> usize {
+        self.samples.channels()
+    }
+
+    fn bits_per_sample(&self) -> usize {
+        self.samples.bits_per_sample()
+    }
+
+    fn sample_rate(&self) -> usize {
+        self.samples.sample_rate()
+    }
+
+    fn read_samples<F: flacenc::source::Fill>(
+        &mut self,
+        block_size: usize,
+        dest: &mut F,
+    ) -> Result<usize, flacenc::error::SourceError> {
+        if self.cancel.is_cancelled() {
+            return Err(flacenc::error::SourceError::from_unknown());
+        }
+        self.samples.read_samples(block_size, dest)
+    }
+
+    fn len_hint(&self) -> Option<usize> {
+        self.samples.len_hint()
+    }
 }
 
 /// FLAC written as the samples come: the stream header first, with the totals and checksum left unknown (as

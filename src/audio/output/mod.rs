@@ -14,6 +14,7 @@ pub use stream::StreamEncoder;
 use super::encode::{extend_pcm16, to_i16, wav_header};
 use super::resample::resample;
 use super::SAMPLE_RATE;
+use crate::cancel::Cancel;
 
 /// How the samples are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,6 +175,25 @@ impl OutputFormat {
 
     /// Encode mono samples at 16 kHz in this format (resampled with rubato where the rate differs).
     pub fn encode(&self, samples_16k: &[f32]) -> Result<Vec<u8>, String> {
+        Ok(self
+            .encode_until(samples_16k, &Cancel::new())?
+            .unwrap_or_default())
+    }
+
+    /// [`OutputFormat::encode`] for a caller that may go away: the compressing codecs look at `cancel` between
+    /// bounded pieces of the work (about half a second of audio) and stop once it is set; `None` then.
+    pub fn encode_until(
+        &self,
+        samples_16k: &[f32],
+        cancel: &Cancel,
+    ) -> Result<Option<Vec<u8>>, String> {
+        match self.encode_checking(samples_16k, cancel) {
+            Err(_) if cancel.is_cancelled() => Ok(None),
+            encoded => encoded.map(Some),
+        }
+    }
+
+    fn encode_checking(&self, samples_16k: &[f32], cancel: &Cancel) -> Result<Vec<u8>, String> {
         // Opus takes 16 kHz as it is (decoders play it at 48 kHz); everything else is written at its rate.
         let at_rate = |rate: u32| match rate {
             SAMPLE_RATE => std::borrow::Cow::Borrowed(samples_16k),
@@ -194,10 +214,28 @@ impl OutputFormat {
                 .iter()
                 .map(|&s| g711::alaw(to_i16(s)))
                 .collect()),
-            Codec::Mp3 => mp3::encode(&at_rate(self.rate), self.rate, self.kbps.unwrap_or(128)),
-            Codec::Opus => ogg_opus::encode(samples_16k, SAMPLE_RATE, self.kbps.unwrap_or(64)),
-            Codec::Flac => flac::encode(&at_rate(self.rate), self.rate),
+            Codec::Mp3 => {
+                let samples = at_rate(self.rate);
+                go_on(cancel)?;
+                mp3::encode(&samples, self.rate, self.kbps.unwrap_or(128), cancel)
+            }
+            Codec::Opus => {
+                ogg_opus::encode(samples_16k, SAMPLE_RATE, self.kbps.unwrap_or(64), cancel)
+            }
+            Codec::Flac => {
+                let samples = at_rate(self.rate);
+                go_on(cancel)?;
+                flac::encode(&samples, self.rate, cancel)
+            }
         }
+    }
+}
+
+/// An error once the caller no longer waits for the encoding (see [`OutputFormat::encode_until`]).
+fn go_on(cancel: &Cancel) -> Result<(), String> {
+    match cancel.is_cancelled() {
+        true => Err("encoding stopped: its caller went away".into()),
+        false => Ok(()),
     }
 }
 
@@ -225,6 +263,28 @@ mod tests {
         );
         assert_eq!(OutputFormat::openai("pcm").unwrap().name(), "pcm_24000");
         assert!(OutputFormat::openai("aac").unwrap_err().contains("AAC"));
+    }
+
+    #[test]
+    fn an_encoding_whose_caller_went_away_stops_with_nothing() {
+        let samples: Vec<f32> = (0..16_000 * 5)
+            .map(|i| (i as f32 * 0.05).sin() * 0.5)
+            .collect();
+        let gone = Cancel::new();
+        gone.cancel();
+        let waiting = Cancel::new();
+        for name in [
+            "mp3_44100_128",
+            "mp3_22050_32",
+            "opus_48000_64",
+            "flac_16000",
+            "flac_24000",
+        ] {
+            let format = OutputFormat::named(name).unwrap();
+            assert_eq!(format.encode_until(&samples, &gone), Ok(None), "{name}");
+            let encoded = format.encode_until(&samples, &waiting).unwrap();
+            assert!(encoded.is_some_and(|bytes| bytes.len() > 1_000), "{name}");
+        }
     }
 
     #[test]

@@ -5,6 +5,9 @@ use std::num::NonZeroU32;
 
 use mp3lame_encoder::{Bitrate, Builder, FlushGap, Mode, MonoPcm, Quality};
 
+use super::go_on;
+use crate::cancel::Cancel;
+
 /// LAME's bitrate for `kbps`.
 fn bitrate(kbps: u32) -> Result<Bitrate, String> {
     Ok(match kbps {
@@ -45,8 +48,12 @@ fn encode_into(
     encoder: &mut mp3lame_encoder::Encoder,
     samples: &[f32],
     out: &mut Vec<u8>,
+    cancel: Option<&Cancel>,
 ) -> Result<(), String> {
     for chunk in samples.chunks(8_192) {
+        if let Some(cancel) = cancel {
+            go_on(cancel)?;
+        }
         out.reserve(mp3lame_encoder::max_required_buffer_size(chunk.len()));
         encoder
             .encode_to_vec(MonoPcm(chunk), out)
@@ -74,7 +81,7 @@ impl Mp3Stream {
     /// Encode the next samples; the frames ready to send (the Info frame first).
     pub fn push(&mut self, samples: &[f32]) -> Result<Vec<u8>, String> {
         let mut out = self.tag.take().unwrap_or_default();
-        encode_into(&mut self.encoder, samples, &mut out)?;
+        encode_into(&mut self.encoder, samples, &mut out, None)?;
         Ok(out)
     }
 
@@ -90,10 +97,11 @@ impl Mp3Stream {
 }
 
 /// Encode mono samples at `rate` as constant-bitrate MP3 at `kbps`.
-pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> {
+/// Stops (with an error) soon after `cancel` is set.
+pub fn encode(samples: &[f32], rate: u32, kbps: u32, cancel: &Cancel) -> Result<Vec<u8>, String> {
     let mut encoder = encoder(rate, kbps, true)?;
     let mut out = Vec::new();
-    encode_into(&mut encoder, samples, &mut out)?;
+    encode_into(&mut encoder, samples, &mut out, Some(cancel))?;
     out.reserve(7_200);
     // Flushing with a gap writes out everything still buffered (the gapless flush keeps the last frame back).
     encoder

@@ -5,14 +5,22 @@ use ogg::writing::PacketWriteEndInfo;
 use ogg::PacketWriter;
 use ropus::{Application, Bitrate, Channels, Encoder, Signal};
 
+use super::go_on;
+use crate::cancel::Cancel;
+
 /// Granule positions count 48 kHz samples whatever the input rate.
 const GRANULE_RATE: u32 = 48_000;
 /// Frames per Ogg page (about a second).
 const FRAMES_PER_PAGE: usize = 50;
 
-/// Encode mono samples at `rate` (8, 12, 16, 24 or 48 kHz) as Ogg Opus at `kbps`.
-pub fn encode(samples: &[f32], rate: u32, kbps: u32) -> Result<Vec<u8>, String> {
+/// Frames encoded between looks at whether the caller still waits (half a second of audio).
+const FRAMES_PER_CHECK: usize = 25;
+
+/// Encode mono samples at `rate` (8, 12, 16, 24 or 48 kHz) as Ogg Opus at `kbps`; stops (with an error) soon
+/// after `cancel` is set.
+pub fn encode(samples: &[f32], rate: u32, kbps: u32, cancel: &Cancel) -> Result<Vec<u8>, String> {
     let mut stream = OpusStream::new(rate, kbps)?;
+    stream.cancel = Some(cancel.clone());
     let mut out = stream.push(samples)?;
     out.extend(stream.finish()?);
     Ok(out)
@@ -41,6 +49,8 @@ pub struct OpusStream {
     written: usize,
     /// Input samples pushed so far.
     samples: u64,
+    /// Set when the caller no longer waits for the audio.
+    cancel: Option<Cancel>,
 }
 
 fn failed(e: &dyn std::fmt::Debug) -> String {
@@ -91,6 +101,7 @@ impl OpusStream {
             frames: 0,
             written: 0,
             samples: 0,
+            cancel: None,
         })
     }
 
@@ -124,7 +135,10 @@ impl OpusStream {
     fn encode_frames(&mut self, input: &[f32]) -> Result<Vec<Vec<u8>>, String> {
         let mut packet = vec![0u8; 1_500];
         let mut packets = Vec::with_capacity(input.len() / self.frame);
-        for chunk in input.chunks_exact(self.frame) {
+        for (i, chunk) in input.chunks_exact(self.frame).enumerate() {
+            if let Some(cancel) = self.cancel.as_ref().filter(|_| i % FRAMES_PER_CHECK == 0) {
+                go_on(cancel)?;
+            }
             let written = self
                 .encoder
                 .encode_float(chunk, &mut packet)

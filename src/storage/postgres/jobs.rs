@@ -3,7 +3,9 @@
 //! only the lease holder can finish a job, so a job never completes twice.
 
 use super::{failed, prepared, PgStore};
-use crate::storage::jobs::{decode, encode, entered, COLUMNS};
+use crate::storage::jobs::{
+    decode, encode, entered, quarantined, COLUMNS, MAX_INTERRUPTED_STARTS, QUARANTINED,
+};
 use crate::storage::{now_rfc3339, unix_now, JobRecord, StorageError};
 
 /// The channel on which a queued job is announced to every replica.
@@ -153,10 +155,12 @@ pub(super) async fn renew(store: &PgStore, id: &str) -> Result<bool, StorageErro
     Ok(renewed == 1)
 }
 
-/// This replica's running jobs back to the queue, announced to the others.
+/// This replica's running jobs back to the queue, announced to the others; the start they were given is taken
+/// back (the replica stops because it was asked to, not because of them).
 pub(super) async fn release(store: &PgStore) -> Result<usize, StorageError> {
     let sql = "WITH released AS (
-                   UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
+                   UPDATE jobs SET status = 'queued', progress = 0, runs = GREATEST(runs - 1, 0),
+                       lease_owner = NULL, lease_until = NULL
                    WHERE status = 'running' AND lease_owner = $1 RETURNING id
                )
                SELECT pg_notify($2, '') FROM released";
@@ -217,8 +221,25 @@ fn finished(changed: u64, state: &'static str) -> bool {
 }
 
 /// Running jobs whose lease has lapsed (their replica stopped or lost the database) go back to the queue,
-/// announced to every replica.
+/// announced to every replica; those already started [`MAX_INTERRUPTED_STARTS`] times fail instead.
 pub(super) async fn requeue_running(store: &PgStore) -> Result<usize, StorageError> {
+    let quarantine =
+        "UPDATE jobs SET status = 'failed', completed_at = $1, completed_unix = $2, error = $3,
+                          lease_owner = NULL, lease_until = NULL
+                      WHERE status = 'running' AND lease_until < now() AND runs >= $4 RETURNING id";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [
+        &now_rfc3339(),
+        &unix_now(),
+        &QUARANTINED,
+        &MAX_INTERRUPTED_STARTS,
+    ];
+    let failed: Vec<String> = store
+        .rows(quarantine, &params)
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    quarantined(&failed);
     let sql = "WITH lapsed AS (
                    UPDATE jobs SET status = 'queued', progress = 0, lease_owner = NULL, lease_until = NULL
                    WHERE status = 'running' AND lease_until < now() RETURNING id

@@ -3,6 +3,7 @@
 //! rules as the SQLite store.
 
 mod jobs;
+mod keys;
 mod records;
 mod sessions;
 mod watch;
@@ -16,10 +17,7 @@ use tokio_postgres::NoTls;
 use super::migrations::{LATEST, POSTGRES};
 use super::sessions::{SessionClaim, SessionLimits, SessionRecord};
 use super::store::Store;
-use super::{
-    hash_key, key_id, now_rfc3339, ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord,
-    StorageError,
-};
+use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret, StorageError};
 
 /// Connections kept per replica.
 const POOL_SIZE: usize = 16;
@@ -56,17 +54,6 @@ pub(super) async fn prepared<C: deadpool_postgres::GenericClient + Sync>(
     sql: &str,
 ) -> Result<tokio_postgres::Statement, StorageError> {
     client.prepare_cached(sql).await.map_err(failed)
-}
-
-/// Tell every replica that the keys changed (in the transaction that changes them).
-async fn bump_key_revision(tx: &deadpool_postgres::Transaction<'_>) -> Result<(), StorageError> {
-    tx.execute(
-        &prepared(tx, "UPDATE key_revision SET revision = revision + 1").await?,
-        &[],
-    )
-    .await
-    .map_err(failed)?;
-    Ok(())
 }
 
 /// The text of a failure from the driver or the pool.
@@ -226,66 +213,23 @@ impl Store for PgStore {
     }
 
     async fn insert_key(&self, name: &str, key: &str) -> Result<KeyRecord, StorageError> {
-        let hash = hash_key(key);
-        let record = KeyRecord {
-            id: key_id(&hash),
-            name: name.to_string(),
-            hash,
-            created_at: now_rfc3339(),
-            revoked_at: None,
-        };
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(failed)?;
-        tx.execute(
-            &prepared(
-                &tx,
-                "INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)",
-            )
-            .await?,
-            &[&record.id, &record.name, &record.hash, &record.created_at],
-        )
-        .await
-        .map_err(failed)?;
-        bump_key_revision(&tx).await?;
-        tx.commit().await.map_err(failed)?;
-        Ok(record)
+        keys::insert(self, name, key).await
     }
 
     async fn keys(&self) -> Result<Vec<KeyRecord>, StorageError> {
-        let sql =
-            "SELECT id, name, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id";
-        let rows = self.rows(sql, &[]).await?;
-        Ok(rows
-            .iter()
-            .map(|r| KeyRecord {
-                id: r.get(0),
-                name: r.get(1),
-                hash: r.get(2),
-                created_at: r.get(3),
-                revoked_at: r.get(4),
-            })
-            .collect())
+        keys::list(self).await
     }
 
     async fn revoke_key(&self, id: &str) -> Result<bool, StorageError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(failed)?;
-        let changed = tx
-            .execute(
-                &prepared(
-                    &tx,
-                    "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
-                )
-                .await?,
-                &[&id, &now_rfc3339()],
-            )
-            .await
-            .map_err(failed)?;
-        if changed > 0 {
-            bump_key_revision(&tx).await?;
-        }
-        tx.commit().await.map_err(failed)?;
-        Ok(changed > 0)
+        keys::revoke(self, id).await
+    }
+
+    async fn key_secret(&self) -> Result<KeySecret, StorageError> {
+        keys::secret(self).await
+    }
+
+    async fn adopt_key_ids(&self, moves: &[(String, String)]) -> Result<usize, StorageError> {
+        keys::adopt(self, moves).await
     }
 
     async fn any_key(&self) -> Result<bool, StorageError> {
