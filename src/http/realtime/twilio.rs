@@ -18,6 +18,12 @@ pub struct Twilio {
     stream_sid: Option<String>,
 }
 
+impl Default for Twilio {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Twilio {
     /// A call not yet started.
     pub fn new() -> Self {
