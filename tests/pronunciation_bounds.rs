@@ -52,7 +52,7 @@ fn readings_far_longer_than_what_they_replace_are_refused_when_the_dictionary_is
     );
     let detail = body["detail"].as_str().unwrap();
     assert!(
-        detail.starts_with("line 5:") && detail.contains("M-Pesa"),
+        detail.starts_with("line 6:") && detail.contains("M-Pesa"),
         "{detail}"
     );
     // Real names, brands and Sheng read as long as they need within the bounds.

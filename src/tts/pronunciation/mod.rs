@@ -196,8 +196,8 @@ fn check_ratio(what: &str, key: &str, reading: &str) -> Result<(), String> {
     let (length, max) = (reading.trim().chars().count(), max_reading_chars(key));
     if length > max {
         return Err(format!(
-            "`{what}` has {length} characters for the {} of {key:?}: a reading may be at most {max} characters \
-             ({READING_RATIO} times what it replaces, and {READING_FLOOR_CHARS} whatever it replaces)",
+            "`{what}` has {length} characters for {key:?} ({}): a reading may be at most {max} characters \
+             ({READING_RATIO} times the length of what it replaces, and {READING_FLOOR_CHARS} whatever it replaces)",
             key.chars().count()
         ));
     }
