@@ -11,6 +11,7 @@
 pub mod expand;
 pub mod file;
 pub mod ipa;
+mod lines;
 pub mod pls;
 
 use serde::{Deserialize, Serialize};

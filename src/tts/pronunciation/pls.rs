@@ -5,46 +5,11 @@
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
+use super::lines::Lines;
 use super::{check_rule, Rule, RuleError, MAX_RULES};
 
 /// The PLS namespace.
 const NAMESPACE: &str = "http://www.w3.org/2005/01/pronunciation-lexicon";
-
-/// The 1-based line of byte offsets read in order: each call counts only the newlines since the last one, so a
-/// whole file costs one pass however many events it holds.
-struct Lines<'a> {
-    text: &'a [u8],
-    /// Bytes counted so far, and the line the last of them is on.
-    counted: usize,
-    line: usize,
-}
-
-impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Self {
-        Self {
-            text: text.as_bytes(),
-            counted: 0,
-            line: 1,
-        }
-    }
-
-    /// The line of `offset`; an offset before the last one asked is counted from the start again (a parse
-    /// error may point back into the event it stopped at).
-    fn at(&mut self, offset: u64) -> usize {
-        let end = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(self.text.len());
-        if end < self.counted {
-            (self.counted, self.line) = (0, 1);
-        }
-        self.line += self.text[self.counted..end]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        self.counted = end;
-        self.line
-    }
-}
 
 fn at_line(line: usize, problem: impl Into<String>) -> RuleError {
     RuleError::Invalid {
@@ -419,15 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_counted_once_and_still_right_deep_in_a_file() {
-        let mut lines = Lines::new("a\nb\n\nc");
-        assert_eq!(
-            (lines.at(0), lines.at(2), lines.at(5), lines.at(6)),
-            (1, 2, 4, 4)
-        );
-        // Asked again for an earlier offset, it counts from the start.
-        assert_eq!(lines.at(1), 1);
-
+    fn problems_deep_in_a_file_name_their_own_line() {
         // A problem in the 900th lexeme (lines 3 + 4 × 899 onwards) is named by its own line.
         let text = many(1_000);
         let bad = text.replacen(
