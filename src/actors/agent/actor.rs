@@ -202,3 +202,23 @@ async fn speak(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::tts::lexicon::Lexicon;
+    use crate::tts::pronunciation::{layered, Rule};
+
+    #[test]
+    fn a_reply_that_reads_too_long_with_the_dictionaries_is_read_without_them() {
+        let rules = [Rule::alias("a", &"b".repeat(64))];
+        let lexicon = Arc::new(layered(Lexicon::embedded(), &rules).unwrap());
+        assert!(bounded_reading(Some(Arc::clone(&lexicon)), "Karibu a leo.").is_some());
+        // 100 words of "a" read as 100 × 64 characters and the spaces: over 5,000.
+        let long = vec!["a"; 100].join(" ");
+        assert!(bounded_reading(Some(lexicon), &long).is_none());
+        assert!(bounded_reading(None, "Karibu").is_none());
+    }
+}
