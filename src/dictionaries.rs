@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::storage::{unix_now, DictionaryRecord, Storage, StorageError};
 use crate::tts::lexicon::Lexicon;
+use crate::tts::pronunciation::expand::{self, ReadingError, ReadsTooLong};
 use crate::tts::pronunciation::{self, Rule, RuleError};
 
 /// Most dictionaries one synthesis request may name (as ElevenLabs).
@@ -27,6 +28,9 @@ pub enum DictionaryError {
     /// A field other than the rules is invalid (422).
     #[error("{0}")]
     Invalid(String),
+    /// The text reads longer than its limit with the dictionaries' rules (422).
+    #[error(transparent)]
+    TooLong(#[from] ReadsTooLong),
     /// No such dictionary (or version) for this key (404).
     #[error("{0}")]
     NotFound(String),
@@ -91,15 +95,7 @@ impl Dictionaries {
         owner: &str,
         new: NewDictionary,
     ) -> Result<DictionaryRecord, DictionaryError> {
-        let name = new.name.trim();
-        if name.is_empty() {
-            return Err(DictionaryError::Invalid("`name` is required".into()));
-        }
-        if name.chars().count() > MAX_NAME_CHARS {
-            return Err(DictionaryError::Invalid(format!(
-                "`name` is longer than {MAX_NAME_CHARS} characters"
-            )));
-        }
+        let name = check_name(&new.name)?;
         let description = new
             .description
             .map(|d| d.trim().to_string())
@@ -116,7 +112,7 @@ impl Dictionaries {
         let record = DictionaryRecord {
             id: format!("pd_{}", &uuid::Uuid::new_v4().simple().to_string()[..24]),
             owner: owner.to_string(),
-            name: name.to_string(),
+            name,
             description,
             version_id: format!("pdv_{}", &uuid::Uuid::new_v4().simple().to_string()[..24]),
             rules: new.rules,
@@ -203,29 +199,59 @@ impl Dictionaries {
         Ok(rules)
     }
 
-    /// What a synthesis naming `locators` reads with (see [`Self::rules_for`] and [`Self::reading`]).
+    /// What the voice agent's replies naming `locators` are read with (see [`Self::rules_for`]); a reply is
+    /// measured against the rules when it is spoken ([`expand::read_length`]), as it is not known before.
     pub async fn resolve(
         &self,
         owner: &str,
         locators: &[Locator],
     ) -> Result<Option<Arc<Lexicon>>, DictionaryError> {
         let rules = self.rules_for(owner, locators).await?;
-        self.reading(rules).await
+        self.layer(rules, None).await
     }
 
-    /// What a synthesis with `rules` reads with: the server's lexicon with the rules laid over it, in order
-    /// (built on a blocking thread: thousands of rules take a moment); `None` (the voices' own lexicon) when
-    /// there are none.
-    pub async fn reading(&self, rules: Vec<Rule>) -> Result<Option<Arc<Lexicon>>, DictionaryError> {
+    /// What a synthesis of `text` with `rules` reads with: the server's lexicon with the rules laid over it, in
+    /// order; `None` (the voices' own lexicon) when there are none. Refused when `text` reads longer than
+    /// `max_chars` with the rules (an alias counts as what it is read as: see [`expand`]).
+    pub async fn reading(
+        &self,
+        rules: Vec<Rule>,
+        text: &str,
+        max_chars: usize,
+    ) -> Result<Option<Arc<Lexicon>>, DictionaryError> {
+        self.layer(rules, Some((text.to_string(), max_chars))).await
+    }
+
+    /// The rules laid over the server's lexicon on a blocking thread (thousands of rules take a moment), and
+    /// the text, when given, measured with them against its limit.
+    async fn layer(
+        &self,
+        rules: Vec<Rule>,
+        text: Option<(String, usize)>,
+    ) -> Result<Option<Arc<Lexicon>>, DictionaryError> {
         if rules.is_empty() {
             return Ok(None);
         }
         let base = Arc::clone(&self.base);
-        let layered = tokio::task::spawn_blocking(move || pronunciation::layered(&base, &rules))
-            .await
-            .map_err(|e| DictionaryError::Storage(format!("building the lexicon failed: {e}")))??;
+        let layered = tokio::task::spawn_blocking(move || match text {
+            Some((text, max)) => expand::layered_within(&base, &rules, &text, max),
+            None => pronunciation::layered(&base, &rules).map_err(ReadingError::from),
+        })
+        .await
+        .map_err(|e| DictionaryError::Storage(format!("building the lexicon failed: {e}")))?
+        .map_err(|error| match error {
+            ReadingError::Rules(rules) => DictionaryError::Rules(rules),
+            ReadingError::TooLong(long) => DictionaryError::TooLong(long),
+        })?;
         Ok(Some(Arc::new(layered)))
     }
+}
+
+/// A dictionary's `name` as kept: the rules of API key names (trimmed, 1 to [`MAX_NAME_CHARS`] characters, no
+/// control or invisible characters such as line breaks or bidirectional overrides), or why it is refused.
+pub fn check_name(name: &str) -> Result<String, DictionaryError> {
+    crate::storage::check_display_name("dictionary name", name, MAX_NAME_CHARS)
+        .map_err(|reason| DictionaryError::Invalid(format!("`name`: {reason}")))
 }
 
 fn not_found(id: &str) -> DictionaryError {

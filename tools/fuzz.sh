@@ -19,7 +19,7 @@ fi
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(audio_decode upload_form normalize g2p scenario agent_turn realtime_message)
+[ ${#targets[@]} -eq 0 ] && targets=(audio_decode upload_form normalize g2p scenario agent_turn realtime_message dictionary_file)
 
 export RUSTC_BOOTSTRAP=1
 if ! cargo fuzz --version >/dev/null 2>&1; then

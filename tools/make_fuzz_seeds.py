@@ -2,7 +2,8 @@
 """Write the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/) from the project's own fixtures.
 
 Seeds are small, valid inputs the fuzzer mutates from: the smaller audio fixtures of every container and codec,
-multipart forms carrying them, the normaliser and G2P fixture lines, and the scenario files. Running the
+multipart forms carrying them, the normaliser and G2P fixture lines, the scenario files, and small
+pronunciation dictionary files (PLS, JSON rules, lexicon TOML). Running the
 fuzzers adds to these corpora; `cargo fuzz cmin` keeps them small before they are committed
 (tests/fuzz/README.md). Seeds are named by content hash, so running this again adds nothing twice.
 
@@ -73,6 +74,27 @@ def main() -> None:
         b'id = "fuzz"\nname = "Fuzz"\nlanguage = "sw"\ngreeting = "Habari"\nfallback = ["Samahani"]\n\n'
         b'[[intents]]\nid = "greet"\nexamples = ["habari"]\nreply = "Salama"\n',
     )
+
+    # Dictionary files: the first byte picks the name uploaded under (0 .pls, 1 .json, 2 .toml, 3 none).
+    pls = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" xml:lang="sw">\n'
+        "  <lexeme>\n    <grapheme>M-Pesa</grapheme>\n    <grapheme>MPESA</grapheme>\n    <alias>em pesa</alias>\n  </lexeme>\n"
+        "  <lexeme>\n    <grapheme>Nairobi</grapheme>\n    <phoneme>nai.\u02c8r\u0254.bi</phoneme>\n"
+        "    <example>Nimefika Nairobi.</example>\n  </lexeme>\n"
+        "  <lexeme>\n    <grapheme>AT&amp;T</grapheme>\n    <alias><![CDATA[ei ti]]> &#101;n ti</alias>\n  </lexeme>\n"
+        "</lexicon>\n"
+    ).encode()
+    put("dictionary_file", b"\x00" + pls)
+    put("dictionary_file", b"\x03" + pls.replace(b"</alias>\n  </lexeme>\n  <lexeme>", b"\n  </lexeme>\n  <lexeme>", 1))
+    rules = (
+        '{"rules": [{"type": "alias", "string_to_replace": "Sheng", "alias": "sheng\'i"},'
+        ' {"type": "alias", "string_to_replace": "Benki Kuu ya Tanzania", "alias": "beoti", "case_sensitive": false},'
+        ' {"type": "phoneme", "string_to_replace": "Nairobi", "phoneme": "nair\u0254bi", "alphabet": "ipa"}]}'
+    ).encode()
+    put("dictionary_file", b"\x01" + rules)
+    put("dictionary_file", b"\x03" + b'[{"type": "alias", "string_to_replace": "TZ", "alias": "Tanzania"}]')
+    put("dictionary_file", b"\x02" + '[spell]\n"Sheng" = "shengi"\n[phonemes]\n"Nairobi" = "n a i r \u0254 b i"\n'.encode())
 
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())

@@ -172,7 +172,7 @@ async fn create_from_rules(
     responses(
         (status = 201, description = "Created (Location: /v1/pronunciation-dictionaries/{id})", body = DictionaryCreated),
         (status = 409, description = "This key has as many dictionaries as allowed (dictionary_limit_reached)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "A bad rule (named by position, with the IPA symbol at fault), too many rules, or a bad name", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "A bad rule (named by position, with the IPA symbol at fault, or a reading longer than 8 times what it replaces and over 64 characters), too many rules, or a bad name (empty, over 100 characters, or with a control or invisible character)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn add_from_rules(
@@ -190,7 +190,7 @@ pub async fn add_from_rules(
     responses(
         (status = 201, description = "Created (Location: /v1/pronunciation-dictionaries/{id})", body = DictionaryCreated),
         (status = 409, description = "This key has as many dictionaries as allowed (dictionary_limit_reached)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "A bad rule (named by position, with the IPA symbol at fault), too many rules, or a bad name", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "A bad rule (named by position, with the IPA symbol at fault, or a reading longer than 8 times what it replaces and over 64 characters), too many rules, or a bad name (empty, over 100 characters, or with a control or invisible character)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn create(
@@ -209,8 +209,8 @@ pub async fn create(
         (status = 201, description = "Created (Location: /v1/pronunciation-dictionaries/{id})", body = DictionaryCreated),
         (status = 409, description = "This key has as many dictionaries as allowed (dictionary_limit_reached)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 413, description = "The file is larger than 1 MB", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "No `file` or `name`, a file that is not valid (the line at fault is named), an unknown IPA symbol, or too many rules", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "No `file` or `name`, a bad name, a file that is not valid (the line at fault is named), an unknown IPA symbol, a reading longer than 8 times what it replaces and over 64 characters, or more than 1,000 rules", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 503, description = "Storage unavailable, or every file reader is busy (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn add_from_file(
     State(state): State<AppState>,
@@ -233,11 +233,10 @@ pub async fn add_from_file(
         )),
         None => ApiError::unprocessable("the form has no `file` part (a PLS lexicon)"),
     })?;
-    let text = String::from_utf8(file.bytes)
-        .map_err(|_| ApiError::unprocessable("the file is not UTF-8 text"))?;
+    // The name is checked before the file is read.
+    crate::dictionaries::check_name(&name)?;
     let file_name = form.file_name.unwrap_or_else(|| "upload.pls".into());
-    let rules =
-        pronunciation::file::read_rules(&file_name, &text).map_err(DictionaryError::from)?;
+    let rules = read_file(&state, file_name, file.bytes).await?;
     let new = NewDictionary {
         name,
         description,
@@ -245,6 +244,21 @@ pub async fn add_from_file(
     };
     let record = state.dictionaries.create(&caller.key_id, new).await?;
     Ok(created(&record))
+}
+
+/// Read a dictionary file's rules off the async threads, once admitted like every other heavy parse (at most
+/// one per core at once), so that a large file never holds up other requests.
+async fn read_file(state: &AppState, name: String, bytes: Vec<u8>) -> Result<Vec<Rule>, ApiError> {
+    let permit = upload::codec_permit(state, "every file reader is busy; retry shortly").await?;
+    tokio::task::spawn_blocking(move || {
+        let _admitted = permit;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| ApiError::unprocessable("the file is not UTF-8 text"))?;
+        pronunciation::file::read_rules(&name, &text)
+            .map_err(|e| ApiError::from(DictionaryError::from(e)))
+    })
+    .await
+    .map_err(|_| ApiError::unprocessable("the dictionary file could not be read"))?
 }
 
 /// `GET /v1/pronunciation-dictionaries`.
@@ -359,9 +373,9 @@ impl From<DictionaryError> for ApiError {
     fn from(error: DictionaryError) -> Self {
         let detail = error.to_string();
         match error {
-            DictionaryError::Rules(_) | DictionaryError::Invalid(_) => {
-                ApiError::unprocessable(detail)
-            }
+            DictionaryError::Rules(_)
+            | DictionaryError::Invalid(_)
+            | DictionaryError::TooLong(_) => ApiError::unprocessable(detail),
             DictionaryError::NotFound(_) => ApiError::not_found(detail),
             DictionaryError::TooMany(_) => ApiError::new(ErrorCode::DictionaryLimitReached, detail),
             DictionaryError::Storage(_) => ApiError::new(ErrorCode::StorageUnavailable, detail),

@@ -254,9 +254,10 @@ impl From<TtsError> for ApiError {
     fn from(error: TtsError) -> Self {
         let detail = error.to_string();
         match error {
-            TtsError::EmptyText | TtsError::NothingToSay | TtsError::SettingOutOfRange { .. } => {
-                ApiError::unprocessable(detail)
-            }
+            TtsError::EmptyText
+            | TtsError::NothingToSay
+            | TtsError::SettingOutOfRange { .. }
+            | TtsError::ReadsTooLong(_) => ApiError::unprocessable(detail),
             TtsError::Engine(_) => ApiError::new(ErrorCode::SynthesisFailed, detail),
         }
     }

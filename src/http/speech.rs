@@ -115,7 +115,7 @@ fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
         (status = 200, description = "The audio", body = crate::http::synthesis_body::SynthesisResult),
         (status = 202, description = "Longer than 2,000 characters: queued as a job", body = JobCreated),
         (status = 404, description = "No such voice, or no such pronunciation dictionary (or version) for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "Empty or too long text, voice settings out of range, more than 3 dictionary locators, or an unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text (also once the pronunciation dictionaries' rules are applied), voice settings out of range, more than 3 dictionary locators, or an unknown output format", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Synthesis is busy or the voice is inactive (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 507, description = "The server's disk is full: a job cannot be queued (insufficient_storage, Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
@@ -138,6 +138,7 @@ pub async fn text_to_speech(
         .rules_for(&caller.key_id, locators)
         .await?;
     if chars > TTS_SYNC_MAX_CHARS {
+        check_reading(&state, &rules, &request.text, TTS_MAX_CHARS).await?;
         let queued = queue_job(&state, caller, request.text, voice_id, settings, rules).await?;
         let mut created = JobCreated::from(&queued);
         created.audio_url = (format != crate::audio::output::OutputFormat::WAV_16K).then(|| {
@@ -149,7 +150,10 @@ pub async fn text_to_speech(
         });
         return Ok((StatusCode::ACCEPTED, Json(created)).into_response());
     }
-    let lexicon = state.dictionaries.reading(rules).await?;
+    let lexicon = state
+        .dictionaries
+        .reading(rules, &request.text, TTS_MAX_CHARS)
+        .await?;
     let samples = state
         .graph
         .tts
@@ -204,7 +208,7 @@ pub struct JobRequest {
     responses(
         (status = 202, description = "Queued", body = JobCreated),
         (status = 404, description = "No such voice, or no such pronunciation dictionary (or version) for this key", content_type = "application/problem+json", body = crate::http::openapi::Problem),
-        (status = 422, description = "Empty or too long text, bad settings, or more than 3 dictionary locators", content_type = "application/problem+json", body = crate::http::openapi::Problem),
+        (status = 422, description = "Empty or too long text (also once the pronunciation dictionaries' rules are applied), bad settings, or more than 3 dictionary locators", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 429, description = "Too many requests, or too many unfinished jobs for this key (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "Storage unavailable (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 507, description = "The server's disk is full: a job cannot be queued (insufficient_storage, Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -214,18 +218,35 @@ pub async fn create_job(
     caller: Caller,
     ApiJson(request): ApiJson<JobRequest>,
 ) -> Result<Response, ApiError> {
-    check_text(&request.text, state.settings.jobs.max_chars)?;
+    let max = state.settings.jobs.max_chars;
+    check_text(&request.text, max)?;
     let settings = settings(request.voice_settings)?;
     let locators = &request.pronunciation_dictionary_locators;
     let rules = state
         .dictionaries
         .rules_for(&caller.key_id, locators)
         .await?;
+    check_reading(&state, &rules, &request.text, max).await?;
     let voice_id = request
         .voice_id
         .unwrap_or_else(|| state.settings.tts.default_voice.clone());
     let queued = queue_job(&state, caller, request.text, voice_id, settings, rules).await?;
     Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&queued))).into_response())
+}
+
+/// Refuse a job whose text reads longer than `max` characters with its rules before it is queued (its runner
+/// measures it again when it starts).
+async fn check_reading(
+    state: &AppState,
+    rules: &[Rule],
+    text: &str,
+    max: usize,
+) -> Result<(), ApiError> {
+    state
+        .dictionaries
+        .reading(rules.to_vec(), text, max)
+        .await?;
+    Ok(())
 }
 
 /// Queue a job for the caller: its record.

@@ -48,7 +48,10 @@ async fn check(
         .dictionaries
         .rules_for(&caller.key_id, &request.pronunciation_dictionary_locators)
         .await?;
-    let lexicon = state.dictionaries.reading(rules).await?;
+    let lexicon = state
+        .dictionaries
+        .reading(rules, &request.text, TTS_MAX_CHARS)
+        .await?;
     Ok(Checked {
         chars,
         settings,

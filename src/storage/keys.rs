@@ -167,22 +167,29 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRecord> {
 pub const MAX_NAME_CHARS: usize = 64;
 
 /// A key name as stored: trimmed, 1 to [`MAX_NAME_CHARS`] characters, none of them a control character or an
-/// invisible formatting character (line breaks, tabs, escapes, bidirectional overrides), so that every listing
-/// shows it as one honest line. The reason, when it is refused.
+/// invisible formatting character (see [`check_display_name`]). The reason, when it is refused.
 pub fn check_name(name: &str) -> Result<String, String> {
+    check_display_name("key name", name, MAX_NAME_CHARS)
+}
+
+/// A name shown in listings (of an API key, a pronunciation dictionary), as stored: trimmed, 1 to `max`
+/// characters, none of them a control character or an invisible formatting character (line breaks, tabs,
+/// escapes, bidirectional overrides), so that every listing shows it as one honest line. `what` names it in
+/// the reason, when it is refused.
+pub fn check_display_name(what: &str, name: &str, max: usize) -> Result<String, String> {
     let name = name.trim();
     let count = name.chars().count();
     if count == 0 {
-        return Err("a key name cannot be empty".into());
+        return Err(format!("a {what} cannot be empty"));
     }
-    if count > MAX_NAME_CHARS {
+    if count > max {
         return Err(format!(
-            "a key name has at most {MAX_NAME_CHARS} characters; this one has {count}"
+            "a {what} has at most {max} characters; this one has {count}"
         ));
     }
     if let Some(bad) = name.chars().find(|&c| hidden(c)) {
         return Err(format!(
-            "a key name cannot contain control or invisible characters such as line breaks or tabs (found U+{:04X})",
+            "a {what} cannot contain control or invisible characters such as line breaks or tabs (found U+{:04X})",
             u32::from(bad)
         ));
     }

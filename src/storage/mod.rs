@@ -184,7 +184,9 @@ fn format_timestamp(t: time::OffsetDateTime) -> String {
 }
 
 /// Key names, checked the same way wherever a key is made.
-pub use keys::{check_name as check_key_name, MAX_NAME_CHARS as MAX_KEY_NAME_CHARS};
+pub use keys::{
+    check_display_name, check_name as check_key_name, MAX_NAME_CHARS as MAX_KEY_NAME_CHARS,
+};
 
 #[cfg(test)]
 mod tests {

@@ -242,6 +242,26 @@ impl Lexicon {
         }
     }
 
+    /// The length in characters of `text` once this lexicon's respellings are made: its phrases, then its words
+    /// (a word a phoneme rule covers counts as its Swahili spelling, the length of what is said). What the
+    /// normaliser's own rules make of numbers and abbreviations afterwards is not counted. Builds nothing
+    /// longer than the text with its phrases respelled.
+    pub fn respelled_chars(&self, text: &str) -> usize {
+        let phrased = self.respell_phrases(text);
+        let (mut count, mut last) = (0, 0);
+        for word in re!(r"\p{L}[\p{L}\p{N}]*(?:-\p{L}[\p{L}\p{N}]*)*").find_iter(&phrased) {
+            count += phrased[last..word.start()].chars().count();
+            let spelled = self.spelling(word.as_str()).unwrap_or(word.as_str());
+            let letters = self
+                .letters
+                .get(&spelled.to_lowercase())
+                .map_or(0, |l| l.chars().count());
+            count += spelled.chars().count().max(letters);
+            last = word.end();
+        }
+        count + phrased[last..].chars().count()
+    }
+
     /// Written Swahili → the words a voice says, with this lexicon.
     pub fn normalize(&self, text: &str) -> String {
         crate::tts::normalize::normalize_with(text, self)

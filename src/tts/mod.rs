@@ -157,6 +157,9 @@ pub enum TtsError {
         /// Highest allowed.
         max: f32,
     },
+    /// The text reads longer than allowed once the pronunciation dictionaries' rules are applied.
+    #[error(transparent)]
+    ReadsTooLong(#[from] pronunciation::expand::ReadsTooLong),
     /// The engine failed on this input (ONNX Runtime reported an error).
     #[error("the synthesis engine failed: {0}")]
     Engine(String),

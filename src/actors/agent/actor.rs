@@ -102,12 +102,13 @@ async fn turn(
         .await?;
     let dialogue_ms = heard.elapsed().as_millis() as u64;
     let spoken = Instant::now();
+    let lexicon = bounded_reading(request.pronunciation.clone(), &dialogue.reply.text);
     let (samples, audio_base64) = speak(
         state,
         &request.owner,
         &request.voice_id,
         &dialogue.reply.text,
-        request.pronunciation.clone(),
+        lexicon,
         request.format,
     )
     .await?;
@@ -128,6 +129,27 @@ async fn turn(
             total: started.elapsed().as_millis() as u64,
         },
     })
+}
+
+/// The longest a reply may read, in characters, with the request's pronunciation dictionaries (the text limit
+/// of text-to-speech).
+const REPLY_MAX_READ_CHARS: usize = 5_000;
+
+/// The lexicon a reply is read with: the request's dictionaries, unless the reply reads longer than
+/// [`REPLY_MAX_READ_CHARS`] with them; then the voice's own (the dialogue has already acted, so the turn is
+/// spoken rather than lost, and a dictionary never makes it longer than that limit).
+fn bounded_reading(
+    lexicon: Option<std::sync::Arc<crate::tts::lexicon::Lexicon>>,
+    reply: &str,
+) -> Option<std::sync::Arc<crate::tts::lexicon::Lexicon>> {
+    let lexicon = lexicon?;
+    match crate::tts::pronunciation::expand::read_length(&lexicon, reply, REPLY_MAX_READ_CHARS) {
+        Ok(_) => Some(lexicon),
+        Err(error) => {
+            tracing::warn!(%error, "the reply is read without the request's pronunciation dictionaries");
+            None
+        }
+    }
 }
 
 /// Synthesise the reply as base64 WAV. The dialogue has already acted (a flow may have moved money), so a busy
@@ -178,5 +200,25 @@ async fn speak(
             }
             Err(error) => return Err(error.into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::tts::lexicon::Lexicon;
+    use crate::tts::pronunciation::{layered, Rule};
+
+    #[test]
+    fn a_reply_that_reads_too_long_with_the_dictionaries_is_read_without_them() {
+        let rules = [Rule::alias("a", &"b".repeat(64))];
+        let lexicon = Arc::new(layered(Lexicon::embedded(), &rules).unwrap());
+        assert!(bounded_reading(Some(Arc::clone(&lexicon)), "Karibu a leo.").is_some());
+        // 100 words of "a" read as 100 × 64 characters and the spaces: over 5,000.
+        let long = vec!["a"; 100].join(" ");
+        assert!(bounded_reading(Some(lexicon), &long).is_none());
+        assert!(bounded_reading(None, "Karibu").is_none());
     }
 }

@@ -287,6 +287,7 @@ fn pump(state: &mut JobsState) {
         state.running += 1;
         let context = JobContext {
             lexicon: Arc::clone(state.args.voices.lexicon()),
+            max_chars: state.args.settings.max_chars,
             db: state.args.db.clone(),
             artifacts: state.args.artifacts.clone(),
             tts: state.args.tts.clone(),

@@ -23,6 +23,8 @@ const RECORD_TRIES: u32 = 5;
 pub struct JobContext {
     /// The server's lexicon, which a job's pronunciation rules are laid over.
     pub lexicon: std::sync::Arc<crate::tts::lexicon::Lexicon>,
+    /// The longest a job's text may read with its rules (`jobs.max_chars`).
+    pub max_chars: usize,
     pub db: Storage,
     pub artifacts: ArtifactStore,
     pub tts: TtsHandle,
@@ -135,12 +137,15 @@ async fn execute(job: JobRecord, context: &JobContext) -> Result<(), Outcome> {
     #[cfg(feature = "fault-injection")]
     crate::actors::faults::maybe_abort_job(&job.text);
 
-    // The rules were checked when the job was created; a job whose rules no longer read fails with why.
+    // The rules were checked when the job was created; a job whose rules no longer read, or whose text reads
+    // longer than its limit with them, fails with why.
     let lexicon = if job.pronunciation.is_empty() {
         None
     } else {
-        let layered = crate::tts::pronunciation::layered(&context.lexicon, &job.pronunciation)
-            .map_err(|e| Outcome::Failed(format!("its pronunciation rules: {e}")))?;
+        let (base, rules, text) = (&context.lexicon, &job.pronunciation, &job.text);
+        let layered =
+            crate::tts::pronunciation::expand::layered_within(base, rules, text, context.max_chars)
+                .map_err(|e| Outcome::Failed(format!("its pronunciation rules: {e}")))?;
         Some(std::sync::Arc::new(layered))
     };
     let pieces = split_pieces(&job.text, PIECE_CHARS);

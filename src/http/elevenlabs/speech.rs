@@ -134,7 +134,10 @@ pub async fn prepare(
         .dictionaries
         .rules_for(&caller.key_id, &locators)
         .await?;
-    let lexicon = state.dictionaries.reading(rules).await?;
+    let lexicon = state
+        .dictionaries
+        .reading(rules, &text, MAX_TEXT_CHARS)
+        .await?;
     Ok(Prepared {
         text,
         format,

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{check_rule, pls, Rule, RuleError, MAX_FILE_BYTES};
+use super::{check_rule, pls, Rule, RuleError, MAX_FILE_BYTES, MAX_RULES};
 use crate::tts::lexicon::Lexicon;
 
 /// The formats a dictionary file may be in.
@@ -65,6 +65,9 @@ pub fn read_rules(name: &str, text: &str) -> Result<Vec<Rule>, RuleError> {
         }
         Format::Toml => Lexicon::toml_rules(text).map_err(|e| RuleError::Syntax(e.to_string()))?,
     };
+    if rules.len() > MAX_RULES {
+        return Err(RuleError::TooMany { count: rules.len() });
+    }
     for (index, rule) in rules.iter().enumerate() {
         check_rule(rule).map_err(|problem| RuleError::Invalid {
             at: format!("rule {} ({:?})", index + 1, rule.string_to_replace()),

@@ -2,9 +2,16 @@
 //! word or phrase, and phoneme rules in IPA that give a word's exact sound. Rules come as JSON, as a W3C PLS
 //! file ([`pls`]) or as a lexicon TOML file ([`file`]); each is checked before it is kept, and is laid over a
 //! [`Lexicon`] in order, later rules overriding earlier ones.
+//!
+//! Rules are bounded so that a dictionary cannot turn a short text into hours of audio: a reading (an alias or
+//! a transcription) may be at most [`READING_RATIO`] times as long as what it replaces, or
+//! [`READING_FLOOR_CHARS`] characters whatever it replaces (never more than [`MAX_READING_CHARS`]); and a
+//! text read with rules is measured after them ([`expand`]) against the same limit as the text itself.
 
+pub mod expand;
 pub mod file;
 pub mod ipa;
+mod lines;
 pub mod pls;
 
 use serde::{Deserialize, Serialize};
@@ -19,6 +26,18 @@ pub const MAX_STRING_CHARS: usize = 100;
 pub const MAX_READING_CHARS: usize = 500;
 /// Largest dictionary file (PLS, JSON or TOML), in bytes.
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
+/// How many times longer than the string it replaces a reading (alias or transcription) may be.
+pub const READING_RATIO: usize = 8;
+/// A reading of at most this many characters is allowed whatever it replaces (a one-letter acronym may read
+/// as a name).
+pub const READING_FLOOR_CHARS: usize = 64;
+
+/// The longest reading, in characters, a rule replacing `string_to_replace` may have: [`READING_RATIO`] times
+/// its length, at least [`READING_FLOOR_CHARS`] and at most [`MAX_READING_CHARS`].
+pub fn max_reading_chars(string_to_replace: &str) -> usize {
+    (READING_RATIO * string_to_replace.trim().chars().count())
+        .clamp(READING_FLOOR_CHARS, MAX_READING_CHARS)
+}
 
 /// One rule, in the shape of ElevenLabs' `add-from-rules`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -173,6 +192,19 @@ fn check_text(what: &str, text: &str, max: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// A reading no longer than [`max_reading_chars`] of what it replaces.
+fn check_ratio(what: &str, key: &str, reading: &str) -> Result<(), String> {
+    let (length, max) = (reading.trim().chars().count(), max_reading_chars(key));
+    if length > max {
+        return Err(format!(
+            "`{what}` has {length} characters for {key:?} ({}): a reading may be at most {max} characters \
+             ({READING_RATIO} times the length of what it replaces, and {READING_FLOOR_CHARS} whatever it replaces)",
+            key.chars().count()
+        ));
+    }
+    Ok(())
+}
+
 /// Check one rule and make it ready for the lexicon; the error says what is wrong (without saying where).
 fn compile(rule: &Rule) -> Result<Entry, String> {
     check_text(
@@ -192,6 +224,7 @@ fn compile(rule: &Rule) -> Result<Entry, String> {
             ..
         } => {
             check_text("alias", alias, MAX_READING_CHARS)?;
+            check_ratio("alias", key, alias)?;
             if *word_boundaries == Some(false) {
                 return Err(
                     "`word_boundaries: false` is not supported: rules match whole words".into(),
@@ -212,6 +245,7 @@ fn compile(rule: &Rule) -> Result<Entry, String> {
                 ));
             }
             check_text("phoneme", phoneme, MAX_READING_CHARS)?;
+            check_ratio("phoneme", key, phoneme)?;
             let word: String = key.to_lowercase().chars().filter(|&c| c != '-').collect();
             let one_word = word.trim_matches('\'').chars().next().is_some()
                 && word.chars().all(|c| c.is_alphabetic() || c == '\'');
@@ -353,5 +387,31 @@ mod tests {
         );
         let long = "a".repeat(MAX_STRING_CHARS + 1);
         assert!(check(&[Rule::alias(&long, "b")]).is_err());
+    }
+
+    #[test]
+    fn a_reading_much_longer_than_what_it_replaces_is_refused() {
+        // 8 times what is replaced, and 64 characters whatever is replaced.
+        assert_eq!(max_reading_chars("a"), 64);
+        assert_eq!(max_reading_chars("Benki Kuu ya Tanzania"), 168);
+        assert_eq!(max_reading_chars(&"a".repeat(100)), MAX_READING_CHARS);
+        assert!(check(&[Rule::alias("a", &"b".repeat(64))]).is_ok());
+        let err = check(&[
+            Rule::alias("TZ", "tanzania"),
+            Rule::alias("a", &"b".repeat(65)),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("rule 2 (\"a\")") && err.contains("at most 64 characters"),
+            "{err}"
+        );
+        assert!(check(&[Rule::phoneme("Nairobi", &"nairɔbi".repeat(9))]).is_ok());
+        let longer = Rule::phoneme("Nairobi", &"nairɔbi".repeat(10));
+        let err = check(&[longer]).unwrap_err().to_string();
+        assert!(
+            err.contains("`phoneme` has 70 characters") && err.contains("at most 64"),
+            "{err}"
+        );
     }
 }

@@ -5,22 +5,11 @@
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
-use super::{check_rule, Rule, RuleError};
+use super::lines::Lines;
+use super::{check_rule, Rule, RuleError, MAX_RULES};
 
 /// The PLS namespace.
 const NAMESPACE: &str = "http://www.w3.org/2005/01/pronunciation-lexicon";
-
-/// The 1-based line of a byte offset.
-fn line_of(text: &str, offset: u64) -> usize {
-    let end = usize::try_from(offset)
-        .unwrap_or(usize::MAX)
-        .min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
 
 fn at_line(line: usize, problem: impl Into<String>) -> RuleError {
     RuleError::Invalid {
@@ -73,15 +62,19 @@ pub fn parse(text: &str) -> Result<Vec<Rule>, RuleError> {
     let mut lexeme: Option<Lexeme> = None;
     let mut open: Option<Open> = None;
     let mut rules = Vec::new();
+    let mut lines = Lines::new(text);
     loop {
         let start = reader.buffer_position();
-        let event = reader.read_event().map_err(|e| {
-            at_line(
-                line_of(text, reader.error_position()),
-                format!("the file is not well-formed XML: {e}"),
-            )
-        })?;
-        let line = line_of(text, start);
+        let event = match reader.read_event() {
+            Ok(event) => event,
+            Err(e) => {
+                return Err(at_line(
+                    lines.at(reader.error_position()),
+                    format!("the file is not well-formed XML: {e}"),
+                ))
+            }
+        };
+        let line = lines.at(start);
         match event {
             Event::Start(element) => {
                 depth += 1;
@@ -147,6 +140,13 @@ pub fn parse(text: &str) -> Result<Vec<Rule>, RuleError> {
                         2 => {
                             if let Some(done) = lexeme.take() {
                                 finish(done, &mut rules)?;
+                            }
+                            // Refused as soon as the file holds more rules than a dictionary may.
+                            if rules.len() > MAX_RULES {
+                                return Err(at_line(
+                                    line,
+                                    format!("the file holds more than {MAX_RULES} rules (one per <grapheme>); at most {MAX_RULES} are allowed"),
+                                ));
                             }
                         }
                         _ => {}
@@ -368,5 +368,55 @@ mod tests {
             parse("<lexicon xmlns=\"http://www.w3.org/2005/01/pronunciation-lexicon\" alphabet=\"ipa\"></lexicon>"),
             Err(RuleError::Empty)
         ));
+    }
+
+    /// A file of `lexemes` one-grapheme lexemes, one element a line.
+    fn many(lexemes: usize) -> String {
+        let mut text = String::from(
+            "<?xml version=\"1.0\"?>\n<lexicon xmlns=\"http://www.w3.org/2005/01/pronunciation-lexicon\" alphabet=\"ipa\">\n",
+        );
+        for i in 0..lexemes {
+            text.push_str(&format!(
+                "<lexeme>\n<grapheme>neno{i}</grapheme>\n<alias>neno</alias>\n</lexeme>\n"
+            ));
+        }
+        text + "</lexicon>\n"
+    }
+
+    #[test]
+    fn problems_deep_in_a_file_name_their_own_line() {
+        // A problem in the 900th lexeme (lines 3 + 4 × 899 onwards) is named by its own line.
+        let text = many(1_000);
+        let bad = text.replacen(
+            "<grapheme>neno899</grapheme>\n<alias>neno</alias>",
+            "<grapheme>neno899</grapheme>\n<phoneme>naiQ</phoneme>",
+            1,
+        );
+        let error = parse(&bad).unwrap_err().to_string();
+        assert!(
+            error.starts_with(&format!("line {}:", 3 + 4 * 899 + 2)),
+            "{error}"
+        );
+        assert_eq!(parse(&text).unwrap().len(), 1_000);
+    }
+
+    #[test]
+    fn a_file_over_the_rule_cap_is_refused_where_it_goes_over_and_quickly() {
+        // About 1 MB: 19,000 lexemes.
+        let text = many(19_000);
+        let started = std::time::Instant::now();
+        let error = parse(&text).unwrap_err().to_string();
+        assert!(error.contains("more than 1000 rules"), "{error}");
+        // The 1,001st lexeme closes on line 3 + 4 × 1,000 + 3.
+        assert!(
+            error.starts_with(&format!("line {}:", 3 + 4 * 1_000 + 3)),
+            "{error}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        // A file of 1,000 rules well over a thousand lines long is read in one pass.
+        let at_cap = many(1_000);
+        let started = std::time::Instant::now();
+        assert_eq!(parse(&at_cap).unwrap().len(), 1_000);
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
     }
 }
