@@ -167,3 +167,64 @@ fn a_frame_too_large_or_not_utf8_is_closed_with_its_own_code() {
     // The server is unharmed.
     assert_eq!(get(&server.url("/healthz"), None).status, 200);
 }
+
+#[test]
+fn socket_frames_never_reach_the_log_even_at_trace() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = temp_dir();
+    let log = dir.path().join("stderr.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .arg("serve")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
+        .env("SAUTI__STORAGE__DATA_DIR", dir.path())
+        .env("SAUTI__MODELS__DIR", dir.path().join("models"))
+        .env("SAUTI__AUTH__API_KEYS", KEY_A)
+        .env("SAUTI__ASR__MODEL", fixture("whisper/model"))
+        .env("SAUTI__MODELS__ONNXRUNTIME", onnxruntime())
+        .env("RUST_LOG", "trace")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let base = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("sauti listening on ").map(str::to_string))
+        .expect("the service listens");
+    let url =
+        format!("{base}/v1/voice-agent/realtime?scenario=banking").replace("http://", "ws://");
+    let mut request = url.into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("xi-api-key", KEY_A.parse().unwrap());
+    let (mut socket, _) =
+        tokio_tungstenite::tungstenite::connect(request).expect("the socket opens");
+    let typed =
+        serde_json::json!({"type": "user_message", "text": "PIN yangu ni 4 8 2 7, salio langu?"});
+    socket
+        .send(Message::Text(typed.to_string().into()))
+        .unwrap();
+    let answered = loop {
+        match socket.read() {
+            Ok(Message::Text(text)) if text.contains("agent_response") => break text.to_string(),
+            Ok(_) => continue,
+            Err(error) => panic!("no answer: {error}"),
+        }
+    };
+    socket.close(None).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(!answered.contains("4 8 2 7"));
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.contains("TRACE"), "the log was written at trace");
+    for line in written.lines() {
+        assert!(
+            !line.contains("4 8 2 7") && !line.contains("4827"),
+            "{line}"
+        );
+        assert!(!line.contains("tungstenite"), "{line}");
+    }
+}
