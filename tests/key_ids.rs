@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use common::*;
@@ -22,28 +21,11 @@ fn unkeyed_id(key: &str) -> String {
 }
 
 fn keys(data: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
-        .arg("keys")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SAUTI__STORAGE__DATA_DIR", data)
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    common::cli::keys(data, &[], args)
 }
 
 fn listed_id(data: &Path, name: &str) -> String {
-    keys(data, &["list"])
-        .lines()
-        .find(|l| l.contains(&format!("\t{name}\t")))
-        .and_then(|l| l.split('\t').next())
-        .expect("the key is listed")
-        .to_string()
+    common::cli::listed_key_id(data, &[], name)
 }
 
 fn job_of(server: &Server, key: &str) -> String {

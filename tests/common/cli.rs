@@ -57,3 +57,32 @@ pub fn sauti_with_runtime(args: &[&str]) -> Output {
         .output()
         .expect("the binary runs")
 }
+
+/// `sauti keys ARGS` against the data directory `data` (and the store `env` names, if any): what it prints;
+/// panics unless it succeeds.
+pub fn keys(data: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .arg("keys")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SAUTI__STORAGE__DATA_DIR", data)
+        .envs(env.iter().copied())
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The id `sauti keys list` shows for the key named `name`.
+pub fn listed_key_id(data: &Path, env: &[(&str, &str)], name: &str) -> String {
+    keys(data, env, &["list"])
+        .lines()
+        .find(|l| l.contains(&format!("\t{name}\t")))
+        .and_then(|l| l.split('\t').next())
+        .expect("the key is listed")
+        .to_string()
+}

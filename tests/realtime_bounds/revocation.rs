@@ -1,27 +1,8 @@
 //! Tokens and revocation on the realtime sockets: a token is spent only by the socket it opens, and a revoked
 //! key's token no longer opens one and its open sessions are closed, on every replica sharing the database.
 
-use std::process::Command;
-
 use super::*;
-
-/// `sauti keys ARGS` against the store `env` names.
-fn keys(data: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
-        .arg("keys")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SAUTI__STORAGE__DATA_DIR", data)
-        .envs(env.iter().copied())
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
+use common::cli::{keys, listed_key_id};
 
 fn token(server: &Server, key: &str) -> String {
     let reply = post_json(
@@ -109,13 +90,7 @@ fn a_revoked_key_s_tokens_and_open_sessions_are_closed_on_every_replica() {
     let key = keys(data_a.path(), &shared, &["create", "--name", "caller"])
         .trim()
         .to_string();
-    let listed = keys(data_a.path(), &shared, &["list"]);
-    let id = listed
-        .lines()
-        .find(|l| l.contains("\tcaller\t"))
-        .and_then(|l| l.split('\t').next())
-        .expect("the key is listed")
-        .to_string();
+    let id = listed_key_id(data_a.path(), &shared, "caller");
     let env = [
         shared[0],
         ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
