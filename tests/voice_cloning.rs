@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::cloning::{clone, clone_and_speak, form, reference, start, BOUNDARY};
+use common::cloning::{clone, clone_and_speak, form, reference, speak, start, BOUNDARY};
 use common::{Server, KEY_A};
 
 #[test]
@@ -194,4 +194,68 @@ fn a_base_voice_that_cannot_be_measured_or_is_missing_is_refused_with_a_reason()
             .contains("\"nobody\" is unavailable"),
         "{body}"
     );
+}
+
+#[test]
+fn a_cloned_voice_speaks_on_every_path_of_every_replica_and_is_refused_there_once_deleted() {
+    use common::{method, post_json, Reply};
+    let data = common::temp_dir();
+    let server = start(&data, &[]);
+    let bytes = reference("high.mp3");
+    let tts = |server: &Server, id: &str| speak(server, KEY_A, id);
+    let agent = |server: &Server, id: &str| {
+        post_json(
+            &server.url("/v1/voice-agent/converse"),
+            Some(KEY_A),
+            &serde_json::json!({"text": "Habari", "voice_id": id}),
+        )
+    };
+    let job = |server: &Server, id: &str| {
+        post_json(
+            &server.url("/v1/tts/jobs"),
+            Some(KEY_A),
+            &serde_json::json!({"text": "Habari ya asubuhi.", "voice_id": id}),
+        )
+    };
+    let paths: [(&str, &dyn Fn(&Server, &str) -> Reply, u16); 3] = [
+        ("tts", &tts, 200),
+        ("agent", &agent, 200),
+        ("job", &job, 202),
+    ];
+    // A voice of its own for each path, so the path is the first use on each replica. With two replicas the
+    // requests alternate: cloned on one, used on the other and back, deleted on the other, refused on the first
+    // and the other.
+    for (name, path, status) in paths {
+        let reply = clone(
+            &server,
+            KEY_A,
+            Some(("audio/mpeg", &bytes)),
+            &[("name", name)],
+        );
+        assert_eq!(
+            reply.status,
+            201,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let id = reply.json()["voice_id"].as_str().unwrap().to_string();
+        for _ in 0..2 {
+            let used = path(&server, &id);
+            assert_eq!(
+                used.status,
+                status,
+                "{name}: {}",
+                String::from_utf8_lossy(&used.body)
+            );
+        }
+        let deleted = method(
+            "DELETE",
+            &server.url(&format!("/v1/voices/{id}")),
+            Some(KEY_A),
+        );
+        assert!(deleted.status < 300, "{}", deleted.status);
+        for _ in 0..2 {
+            common::problem_body(&path(&server, &id), 404);
+        }
+    }
 }

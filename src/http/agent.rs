@@ -94,7 +94,8 @@ pub async fn converse(
         request.voice_id,
         request.session_id,
         request.text,
-    )?;
+    )
+    .await?;
     request.format = format;
     request.pronunciation = state
         .dictionaries
@@ -104,8 +105,9 @@ pub async fn converse(
     Ok(Json(respond(request, turn)))
 }
 
-/// Resolve defaults and check the voice; the scenario and session are checked by the dialogue layer.
-fn agent_request(
+/// Resolve defaults and check the voice (against the store replicas share, so a voice cloned or deleted on
+/// another replica a moment ago is seen at once); the scenario and session are checked by the dialogue layer.
+async fn agent_request(
     state: &AppState,
     caller: &Caller,
     scenario: Option<String>,
@@ -114,7 +116,7 @@ fn agent_request(
     text: String,
 ) -> Result<AgentRequest, ApiError> {
     let voice_id = voice_id.unwrap_or_else(|| state.settings.tts.agent_voice.clone());
-    if state.voices.get_for(&caller.key_id, &voice_id).is_none() {
+    if !state.has_voice(&caller.key_id, &voice_id).await {
         return Err(ApiError::not_found(format!(
             "voice_id {voice_id:?} not found"
         )));
@@ -188,7 +190,8 @@ pub async fn converse_audio(
         field("voice_id"),
         field("session_id"),
         String::new(),
-    )?;
+    )
+    .await?;
     request.format = format;
     let locators: Vec<crate::dictionaries::Locator> =
         match form.field("pronunciation_dictionary_locators") {

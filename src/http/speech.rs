@@ -258,6 +258,9 @@ async fn queue_job(
     settings: VoiceSettings,
     pronunciation: Vec<Rule>,
 ) -> Result<JobRecord, ApiError> {
+    // Looked up in the store replicas share first: a voice cloned or deleted on another replica a moment ago is
+    // known here (the jobs actor then finds it, or not).
+    state.has_voice(&caller.key_id, &voice_id).await;
     let job = NewJob {
         owner: caller.key_id.to_string(),
         text,
