@@ -4,11 +4,36 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== toolchain: $(cargo --version)"
+# Each stage is announced with `stage NAME`; the time the one before took is printed when the next begins, and
+# every stage's time with the total when the run ends (whether it passes or fails).
+run_started=$SECONDS
+stage_started=$SECONDS
+stage_name=""
+stage_times=()
+stage() {
+  if [ -n "$stage_name" ]; then
+    stage_times+=("$(printf '%6d s  %s' $((SECONDS - stage_started)) "$stage_name")")
+    echo "   ($((SECONDS - stage_started)) s)"
+  fi
+  stage_name="$1"
+  stage_started=$SECONDS
+  echo "== $1"
+}
+summary() {
+  local status=$?
+  stage_times+=("$(printf '%6d s  %s' $((SECONDS - stage_started)) "$stage_name")")
+  echo "== stage times"
+  printf '%s\n' "${stage_times[@]}"
+  printf '%6d s  total (%d min)\n' $((SECONDS - run_started)) $(((SECONDS - run_started + 59) / 60))
+  return $status
+}
+trap summary EXIT
+
+stage "toolchain: $(cargo --version)"
 echo "   disk free for the build: $(df -h --output=avail . | tail -1 | tr -d ' ')"
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
-echo "== test prerequisites: Chromium, Node.js and playwright-core (browser tests), Redis (shared rate limits), PostgreSQL (shared storage)"
+stage "test prerequisites: Chromium, Node.js and playwright-core (browser tests), Redis (shared rate limits), PostgreSQL (shared storage)"
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
@@ -29,32 +54,32 @@ if [ ! -d target/browser/node_modules/playwright-core ]; then
   (cd target/browser && npm install --no-save --no-audit --no-fund --loglevel=error playwright-core@1.65.1)
 fi
 
-echo "== ONNX Runtime from PyPI (the neural-voice tests run it)"
+stage "ONNX Runtime from PyPI (the neural-voice tests run it)"
 ORT_DYLIB_PATH="$(bash tools/onnxruntime.sh)"
 export ORT_DYLIB_PATH
 echo "   $ORT_DYLIB_PATH"
 
-echo "== cargo fmt --check"
+stage "cargo fmt --check"
 cargo fmt --all -- --check
 
-echo "== cargo clippy"
+stage "cargo clippy"
 cargo clippy --all-targets --locked -- -D warnings
 cargo clippy --all-targets --locked --features fault-injection -- -D warnings
 
-echo "== cargo test"
+stage "cargo test"
 cargo test --locked
 
-echo "== the service conformance tests against two replicas sharing PostgreSQL, Redis and an S3 bucket"
+stage "the service conformance tests against two replicas sharing PostgreSQL, Redis and an S3 bucket"
 SAUTI_TEST_REPLICAS=2 cargo test --locked --test service_http --test voice_cloning --test voice_agent
 
-echo "== supervision under injected faults"
+stage "supervision under injected faults"
 cargo test --locked --features fault-injection --test supervision --test poison_jobs
 
-echo "== contract fuzzing: schemathesis against /openapi.json of the release server"
+stage "contract fuzzing: schemathesis against /openapi.json of the release server"
 bash tools/schemathesis.sh
 
-echo "== load: wrk against the release server (voices, text-to-speech, jobs)"
+stage "load: wrk against the release server (voices, text-to-speech, jobs)"
 bash tools/load.sh
 
-echo "== input fuzzing: every cargo-fuzz target for 30 s from its committed corpus"
+stage "input fuzzing: every cargo-fuzz target for 30 s from its committed corpus"
 bash tools/fuzz.sh 30
