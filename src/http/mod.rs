@@ -1,5 +1,6 @@
 //! The HTTP API (spec: docs/swahili-speech-service.md, a copy of the contract; "spec §N" in comments is its
-//! section N). Handlers are thin: extract and validate, call one actor handle, map the result. [`router`] is built apart from `main` so tests can drive it directly.
+//! section N). Handlers are thin: extract and validate, call one actor handle, map the result. [`router`] is
+//! built apart from `main` so tests can drive it directly.
 
 mod agent;
 pub mod auth;
