@@ -10,11 +10,13 @@
 //! - [`clone`] — voice cloning: speaker analysis, storage and publication of cloned voices.
 //! - [`realtime`] — one actor per live voice-agent conversation: turn-taking, streamed replies, barge-in.
 //! - [`supervisor`] — spawning, restart budget, readiness.
+//! - [`fair`] — the worker threads synthesis and recognition run on, shared fairly between API keys.
 
 pub mod agent;
 pub mod asr;
 pub mod clone;
 pub mod dialogue;
+pub mod fair;
 #[cfg(feature = "fault-injection")]
 pub mod faults;
 pub mod jobs;

@@ -16,7 +16,7 @@ use super::asr::{AsrArgs, AsrHandle};
 use super::clone::{CloneArgs, CloneHandle};
 use super::dialogue::{DialogueArgs, DialogueHandle};
 use super::jobs::JobsHandle;
-use super::tts::pool::WorkerPool;
+use super::fair::WorkerPool;
 use super::tts::{TtsArgs, TtsHandle};
 use crate::config::Settings;
 use crate::storage::{ArtifactStore, Storage};

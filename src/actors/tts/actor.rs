@@ -3,7 +3,7 @@ use std::sync::Arc;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::pool::WorkerPool;
+use crate::actors::fair::WorkerPool;
 use super::spread::{self, Failure};
 use super::{Delivery, SynthesisError, Synthesised};
 use crate::actors::admit;

@@ -1,7 +1,6 @@
 //! The TtsActor: owns the voices and admits synthesis requests to a bounded pool of blocking workers.
 
 mod actor;
-pub mod pool;
 pub mod spread;
 pub mod stream;
 

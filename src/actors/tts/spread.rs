@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-use super::pool::WorkerPool;
+use crate::actors::fair::WorkerPool;
 use crate::cancel::Cancel;
 use crate::tts::lexicon::Lexicon;
 use crate::tts::{SpokenWord, Synthesizer, Timed, TtsError, VoiceSettings};

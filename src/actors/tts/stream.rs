@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::pool::WorkerPool;
+use crate::actors::fair::WorkerPool;
 use super::spread::Failure;
 use super::SynthesisError;
 use crate::cancel::Cancel;

@@ -1,11 +1,11 @@
-//! The synthesis workers: long-lived threads that take tasks from one fair queue. A worker that finishes a
-//! task picks up the next one at once, on the same thread and with warm caches; no thread is started or woken
-//! from a pool per request.
+//! The synthesis and recognition workers: long-lived threads that take tasks from one fair queue (one pool for
+//! synthesis, one for recognition). A worker that finishes a task picks up the next one at once, on the same
+//! thread and with warm caches; no thread is started or woken from a pool per request.
 //!
 //! Fairness: tasks are queued per owner (an API key) and taken round-robin, and one owner may hold at most
-//! `per_owner` workers at once. A key that sends the costliest texts it may therefore delays only itself; a
-//! short synthesis by another key gets the next free worker, and with two or more workers there is always one
-//! that the busy key cannot take.
+//! `per_owner` workers at once. A key that sends the costliest texts or the longest uploads it may therefore
+//! delays only itself; another key's request gets the next free worker, and with two or more workers there is
+//! always one that the busy key cannot take.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -87,9 +87,10 @@ impl WorkerPool {
         });
         for i in 0..size {
             let shared = Arc::clone(&shared);
+            let pool = name.to_string();
             std::thread::Builder::new()
                 .name(format!("{name}-{i}"))
-                .spawn(move || work(&shared))?;
+                .spawn(move || work(&shared, &pool))?;
         }
         Ok(Self { shared, size })
     }
@@ -140,7 +141,7 @@ impl Drop for WorkerPool {
     }
 }
 
-fn work(shared: &Shared) {
+fn work(shared: &Shared, pool: &str) {
     let lock = || shared.queue.lock().unwrap_or_else(|p| p.into_inner());
     let mut queue = lock();
     loop {
@@ -155,7 +156,7 @@ fn work(shared: &Shared) {
         };
         drop(queue);
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)).is_err() {
-            tracing::error!("a synthesis task panicked; the worker carries on");
+            tracing::error!(pool, "a task panicked; the worker carries on");
         }
         queue = lock();
         queue.finished(&owner);
