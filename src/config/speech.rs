@@ -132,6 +132,9 @@ pub struct AsrSettings {
     pub workers: usize,
     /// Requests that may wait for a worker; beyond that callers get 503 `server_busy`.
     pub queue: usize,
+    /// Workers one API key may hold at once (its other uploads wait their turn while other keys' uploads are
+    /// recognised); 0 = all but one (at least one).
+    pub workers_per_key: usize,
     /// Tokens decoded at most per 30-second window.
     pub max_new_tokens: usize,
     /// Largest audio upload in bytes (speech recognition and agent audio turns).
@@ -224,6 +227,7 @@ impl Default for AsrSettings {
             variant: String::new(),
             workers: 1,
             queue: 8,
+            workers_per_key: 0,
             max_new_tokens: 224,
             max_upload_bytes: 25 * 1024 * 1024,
             ctc: Vec::new(),

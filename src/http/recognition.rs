@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
+use super::auth::Caller;
 use super::codes::ErrorCode;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
@@ -60,6 +61,7 @@ enum Format {
     ))]
 pub async fn speech_to_text(
     State(state): State<AppState>,
+    caller: Caller,
     headers: HeaderMap,
     multipart: ApiMultipart,
 ) -> Result<Response, ApiError> {
@@ -80,8 +82,14 @@ pub async fn speech_to_text(
             )))
         }
     };
-    let (transcript, duration_seconds) =
-        recognise(&state, &mut form, &language, crate::asr::Task::Transcribe).await?;
+    let (transcript, duration_seconds) = recognise(
+        &state,
+        &caller,
+        &mut form,
+        &language,
+        crate::asr::Task::Transcribe,
+    )
+    .await?;
     let verbose = match format {
         Format::Captions(captions) => {
             let document = captions.write(&transcript.segments);
@@ -107,6 +115,7 @@ pub async fn speech_to_text(
 /// available (503 when none is): the transcript and the audio's length in seconds (to the millisecond).
 pub async fn recognise(
     state: &AppState,
+    caller: &Caller,
     form: &mut upload::Form,
     language: &str,
     task: crate::asr::Task,
@@ -117,7 +126,7 @@ pub async fn recognise(
     let transcript = state
         .graph
         .asr
-        .recognise(Arc::new(audio.samples), language, task)
+        .recognise(&caller.key_id, Arc::new(audio.samples), language, task)
         .await?;
     Ok((transcript, duration_seconds))
 }

@@ -80,7 +80,7 @@ async fn turn(
     if let Some(speech) = speech {
         let transcript = state
             .asr
-            .transcribe(speech.samples, &speech.language)
+            .transcribe(&request.owner, speech.samples, &speech.language)
             .await?;
         if transcript.text.trim().is_empty() {
             return Err(AgentError::NoSpeech);

@@ -1,12 +1,13 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::RecognitionError;
-use crate::actors::admit;
+use crate::actors::fair::WorkerPool;
+use crate::actors::{admit, ActorError};
 use crate::asr::{AsrError, Recognizer, Task, Transcript};
 use crate::cancel::Cancel;
 use crate::telemetry::metrics;
@@ -15,6 +16,8 @@ use crate::telemetry::metrics;
 pub enum ToAsrActor {
     /// Transcribe audio.
     Transcribe {
+        /// The API key whose share of the recognition workers this uses.
+        owner: String,
         /// 16 kHz mono samples.
         samples: Arc<Vec<f32>>,
         /// ISO 639-1 code.
@@ -37,11 +40,12 @@ pub struct AsrArgs {
     pub recognizer: Result<Arc<dyn Recognizer>, String>,
     /// Permits for requests admitted (running + waiting); none left means 503 `server_busy`.
     pub admission: Arc<Semaphore>,
-    /// Recognitions running at once.
-    pub running: Arc<Semaphore>,
+    /// The recognition workers, taken round-robin between API keys.
+    pub pool: Arc<WorkerPool>,
 }
 
-/// Owns the recognizer; each admitted request runs on a blocking thread so the mailbox never stalls.
+/// Owns the recognizer; each admitted request waits in its key's queue for a recognition worker, so the mailbox
+/// never stalls and one key's uploads cannot hold every worker.
 pub struct AsrActor;
 
 impl Actor for AsrActor {
@@ -76,6 +80,7 @@ impl Actor for AsrActor {
                 );
             }
             ToAsrActor::Transcribe {
+                owner,
                 samples,
                 language,
                 task,
@@ -96,38 +101,101 @@ impl Actor for AsrActor {
                         return Ok(());
                     }
                 };
-                let running = Arc::clone(&state.running);
-                tokio::spawn(async move {
-                    let _admitted = admitted;
-                    // A caller that leaves while this waits for a turn costs nothing more: its audio is let go
-                    // at once, not held until a recognizer frees.
-                    let turn = tokio::select! {
-                        turn = running.acquire_owned() => turn.ok(),
-                        () = cancel.cancelled() => None,
-                    };
-                    let Some(_turn) = turn else {
-                        ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
-                        return;
-                    };
-                    if cancel.is_cancelled() {
-                        ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
-                        return;
-                    }
-                    let outcome = tokio::task::spawn_blocking(move || {
-                        run(recognizer.as_ref(), &samples, &language, task, &cancel)
-                    })
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(AsrError::Engine(
-                            "the recognizer stopped unexpectedly".into(),
-                        ))
-                    });
-                    let _ = reply.send(outcome.map_err(RecognitionError::from));
-                });
+                let job = Job {
+                    recognizer,
+                    samples,
+                    language,
+                    task,
+                    cancel: cancel.clone(),
+                    reply,
+                    _admitted: admitted,
+                    _depth: Depth::counted(),
+                };
+                queue(&state.pool, &owner, job, cancel);
             }
         }
         Ok(())
     }
+}
+
+/// One admitted recognition: while it waits in its key's queue it holds the audio, an admission permit and a
+/// place in the queue-depth gauge, all let go when it is dropped.
+struct Job {
+    recognizer: Arc<dyn Recognizer>,
+    samples: Arc<Vec<f32>>,
+    language: String,
+    task: Task,
+    cancel: Cancel,
+    reply: RpcReplyPort<Result<Transcript, RecognitionError>>,
+    _admitted: OwnedSemaphorePermit,
+    _depth: Depth,
+}
+
+impl Job {
+    /// Recognise on this worker and answer.
+    fn run(self) {
+        if self.cancel.is_cancelled() {
+            ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
+            return;
+        }
+        let outcome = run(
+            self.recognizer.as_ref(),
+            &self.samples,
+            &self.language,
+            self.task,
+            &self.cancel,
+        );
+        let _ = self.reply.send(outcome.map_err(RecognitionError::from));
+    }
+}
+
+/// Counts an admitted recognition in `sauti_actor_queue_depth{actor="asr"}` (waiting or running) while alive.
+struct Depth;
+
+impl Depth {
+    fn counted() -> Self {
+        ::metrics::gauge!(metrics::QUEUE_DEPTH, "actor" => "asr").increment(1.0);
+        Self
+    }
+}
+
+impl Drop for Depth {
+    fn drop(&mut self) {
+        ::metrics::gauge!(metrics::QUEUE_DEPTH, "actor" => "asr").decrement(1.0);
+    }
+}
+
+/// Queue `job` in `owner`'s turn on the workers. A caller that leaves while its job waits costs nothing more:
+/// the job (its audio, its admission permit) is let go at once, not held until a worker reaches it.
+fn queue(pool: &WorkerPool, owner: &str, job: Job, cancel: Cancel) {
+    let waiting = Arc::new(Mutex::new(Some(job)));
+    let taken = Arc::clone(&waiting);
+    let queued = pool.run(owner, move || {
+        if let Some(job) = take(&taken) {
+            job.run();
+        }
+    });
+    if !queued {
+        tracing::error!("the recognition workers have stopped");
+        if let Some(job) = take(&waiting) {
+            let _ = job
+                .reply
+                .send(Err(RecognitionError::Actor(ActorError::Crashed("asr"))));
+        }
+        return;
+    }
+    // Ends when the caller's call ends, however it ends (it cancels on the way out).
+    tokio::spawn(async move {
+        cancel.cancelled().await;
+        if take(&waiting).is_some() {
+            ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
+        }
+    });
+}
+
+/// The job still waiting in `slot`, if a worker has not taken it (nor a cancellation let it go).
+fn take(slot: &Mutex<Option<Job>>) -> Option<Job> {
+    slot.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
 /// Transcribe, turning a panic inside the engine into an error for this request alone.

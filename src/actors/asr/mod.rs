@@ -1,5 +1,6 @@
-//! The AsrActor: owns the recognizer and admits transcription requests to blocking threads, a bounded number
-//! at a time. Without a model it is still a running actor that answers "not available" with what to install.
+//! The AsrActor: owns the recognizer and admits transcription requests to the recognition workers, a bounded
+//! number at a time, queued per API key and served round-robin (one key may hold at most all workers but one).
+//! Without a model it is still a running actor that answers "not available" with what to install.
 
 mod actor;
 
@@ -41,23 +42,27 @@ impl AsrHandle {
         Self { slot }
     }
 
-    /// Transcribe 16 kHz mono samples spoken in `language`.
+    /// Transcribe 16 kHz mono samples spoken in `language` for `owner` (the API key whose share of the
+    /// recognition workers it uses).
     pub async fn transcribe(
         &self,
+        owner: &str,
         samples: Arc<Vec<f32>>,
         language: &str,
     ) -> Result<Transcript, RecognitionError> {
-        self.recognise(samples, language, Task::Transcribe).await
+        self.recognise(owner, samples, language, Task::Transcribe)
+            .await
     }
 
-    /// `task` on 16 kHz mono samples spoken in `language`.
+    /// `task` on 16 kHz mono samples spoken in `language`, for `owner` (an API key id).
     pub async fn recognise(
         &self,
+        owner: &str,
         samples: Arc<Vec<f32>>,
         language: &str,
         task: Task,
     ) -> Result<Transcript, RecognitionError> {
-        let language = language.to_string();
+        let (owner, language) = (owner.to_string(), language.to_string());
         // Cancels the work when this call ends however it ends (an answer, the deadline, a client gone).
         let cancel = Cancel::new();
         let _stop_when_gone = cancel.on_drop();
@@ -65,6 +70,7 @@ impl AsrHandle {
             .call(
                 "asr",
                 |reply| ToAsrActor::Transcribe {
+                    owner,
                     samples,
                     language,
                     task,

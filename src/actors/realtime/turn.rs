@@ -82,9 +82,11 @@ async fn steps(
         Said::Audio(audio) => {
             let transcript = patiently(
                 || {
-                    services
-                        .asr
-                        .transcribe(Arc::clone(&audio), crate::asr::DEFAULT_LANGUAGE)
+                    services.asr.transcribe(
+                        &options.owner,
+                        Arc::clone(&audio),
+                        crate::asr::DEFAULT_LANGUAGE,
+                    )
                 },
                 |e| matches!(e, RecognitionError::Actor(ActorError::Busy { .. })),
             )

@@ -15,8 +15,8 @@ use super::agent::AgentHandle;
 use super::asr::{AsrArgs, AsrHandle};
 use super::clone::{CloneArgs, CloneHandle};
 use super::dialogue::{DialogueArgs, DialogueHandle};
-use super::jobs::JobsHandle;
 use super::fair::WorkerPool;
+use super::jobs::JobsHandle;
 use super::tts::{TtsArgs, TtsHandle};
 use crate::config::Settings;
 use crate::storage::{ArtifactStore, Storage};
@@ -68,7 +68,14 @@ impl Graph {
         let asr = AsrArgs {
             recognizer,
             admission: Arc::new(Semaphore::new(settings.asr.workers + settings.asr.queue)),
-            running: Arc::new(Semaphore::new(settings.asr.workers)),
+            pool: Arc::new(
+                WorkerPool::new(
+                    "sauti-recog",
+                    settings.asr.workers,
+                    settings.asr.workers_per_key,
+                )
+                .map_err(|e| ractor::SpawnErr::StartupFailed(e.into()))?,
+            ),
         };
         let clone = CloneArgs {
             db: db.clone(),

@@ -3,10 +3,10 @@ use std::sync::Arc;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::actors::fair::WorkerPool;
 use super::spread::{self, Failure};
 use super::{Delivery, SynthesisError, Synthesised};
 use crate::actors::admit;
+use crate::actors::fair::WorkerPool;
 use crate::cancel::Cancel;
 use crate::tts::catalog::VoiceRegistry;
 use crate::tts::lexicon::Lexicon;

@@ -10,9 +10,9 @@ use std::time::Instant;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::actors::fair::WorkerPool;
 use super::spread::Failure;
 use super::SynthesisError;
+use crate::actors::fair::WorkerPool;
 use crate::cancel::Cancel;
 use crate::tts::lexicon::Lexicon;
 use crate::tts::{SpokenWord, Synthesizer, TtsError, VoiceSettings};

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::{check_model, three_letter, two_letter, Kind};
 use crate::asr::{Task, Word};
+use crate::http::auth::Caller;
 use crate::http::problem::ApiError;
 use crate::http::recognition::recognise;
 use crate::http::upload::{self, ApiMultipart};
@@ -81,6 +82,7 @@ fn with_spacing(words: Vec<Word>) -> Vec<ElevenWord> {
     ))]
 pub async fn convert(
     State(state): State<AppState>,
+    caller: Caller,
     headers: HeaderMap,
     multipart: ApiMultipart,
 ) -> Result<Json<ElevenTranscript>, ApiError> {
@@ -110,7 +112,8 @@ pub async fn convert(
             )))
         }
     };
-    let (transcript, seconds) = recognise(&state, &mut form, language, Task::Transcribe).await?;
+    let (transcript, seconds) =
+        recognise(&state, &caller, &mut form, language, Task::Transcribe).await?;
     Ok(Json(ElevenTranscript {
         language_code: three_letter(language),
         language_probability: 1.0,

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::{check_model, Kind};
 use crate::asr::captions::Captions;
 use crate::asr::{Segment, Task, Transcript, Word};
+use crate::http::auth::Caller;
 use crate::http::problem::ApiError;
 use crate::http::recognition::{language, recognise};
 use crate::http::upload::{self, ApiMultipart};
@@ -161,10 +162,11 @@ fn answer(format: Option<&str>, granularities: Option<&str>) -> Result<Answer, A
     ))]
 pub async fn create(
     State(state): State<AppState>,
+    caller: Caller,
     headers: HeaderMap,
     multipart: ApiMultipart,
 ) -> Result<Response, ApiError> {
-    answer_form(&state, &headers, multipart, Task::Transcribe).await
+    answer_form(&state, &caller, &headers, multipart, Task::Transcribe).await
 }
 
 /// `POST /v1/audio/translations`.
@@ -190,15 +192,17 @@ pub async fn create(
     ))]
 pub async fn translate(
     State(state): State<AppState>,
+    caller: Caller,
     headers: HeaderMap,
     multipart: ApiMultipart,
 ) -> Result<Response, ApiError> {
-    answer_form(&state, &headers, multipart, Task::Translate).await
+    answer_form(&state, &caller, &headers, multipart, Task::Translate).await
 }
 
 /// Read, check and answer either form.
 async fn answer_form(
     state: &AppState,
+    caller: &Caller,
     headers: &HeaderMap,
     multipart: ApiMultipart,
     task: Task,
@@ -222,7 +226,7 @@ async fn answer_form(
             .filter(|t| (0.0..=1.0).contains(t))
             .ok_or_else(|| ApiError::unprocessable("`temperature` must be a number from 0 to 1"))?;
     }
-    let (transcript, seconds) = recognise(state, &mut form, &language, task).await?;
+    let (transcript, seconds) = recognise(state, caller, &mut form, &language, task).await?;
     let written = match task {
         Task::Transcribe => language.as_str(),
         Task::Translate => "en",
