@@ -94,3 +94,6 @@ impl AsrHandle {
         self.slot.get().is_some()
     }
 }
+
+#[cfg(test)]
+mod tests;
