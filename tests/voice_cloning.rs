@@ -217,7 +217,8 @@ fn a_cloned_voice_speaks_on_every_path_of_every_replica_and_is_refused_there_onc
             &serde_json::json!({"text": "Habari ya asubuhi.", "voice_id": id}),
         )
     };
-    let paths: [(&str, &dyn Fn(&Server, &str) -> Reply, u16); 3] = [
+    type Speak<'a> = &'a dyn Fn(&Server, &str) -> Reply;
+    let paths: [(&str, Speak, u16); 3] = [
         ("tts", &tts, 200),
         ("agent", &agent, 200),
         ("job", &job, 202),
