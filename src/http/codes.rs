@@ -1,6 +1,6 @@
 //! The API's error vocabulary: every refusal is one of these codes, with its status, title, whether retrying can
-//! help (and after how long), and what it means. Problem responses, the OpenAPI document and the README's table
-//! are all written from this one list.
+//! help (and after how long), and what it means. Problem responses, the OpenAPI document and the table in
+//! docs/errors.md are all written from this one list.
 
 use axum::http::StatusCode;
 
@@ -53,7 +53,7 @@ struct Entry {
 }
 
 impl ErrorCode {
-    /// Every code, in the order of the README's table.
+    /// Every code, in the order of the table in docs/errors.md.
     pub const ALL: [ErrorCode; 34] = [
         Self::BadRequest,
         Self::Unauthorized,
@@ -212,7 +212,7 @@ pub fn title(status: StatusCode) -> &'static str {
     }
 }
 
-/// The vocabulary as a Markdown table (the README's is checked against it).
+/// The vocabulary as a Markdown table (the one in docs/errors.md is checked against it).
 pub fn markdown_table() -> String {
     let mut table = String::from("| code | status | retry | meaning |\n|---|---|---|---|\n");
     for code in ErrorCode::ALL {
@@ -235,12 +235,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_readme_lists_every_code_as_the_vocabulary_says() {
-        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+    fn the_errors_doc_lists_every_code_as_the_vocabulary_says() {
+        let doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/errors.md"));
         let table = markdown_table();
         assert!(
-            readme.contains(&table),
-            "README.md's error code table must read:\n{table}"
+            doc.contains(&table),
+            "docs/errors.md's error code table must read:\n{table}"
         );
     }
 

@@ -235,7 +235,7 @@ async fn accept(
                    `{\"user_audio_chunk\": base64}`; the server detects the end of each turn, answers with \
                    `user_transcript`, `agent_response` and the reply's `audio` as it is synthesised, and sends \
                    `interruption` (then `agent_response_correction`) when the caller talks over it. The key goes in \
-                   `xi-api-key`, or a token from POST /v1/voice-agent/sessions in `?token=`. See the README.",
+                   `xi-api-key`, or a token from POST /v1/voice-agent/sessions in `?token=`. See docs/agent.md.",
     params(RealtimeQuery),
     responses(
         (status = 101, description = "Switched to the WebSocket protocol"),
