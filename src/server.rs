@@ -88,6 +88,13 @@ pub async fn serve(
              from another"
         );
     }
+    if !db.shared() && !settings.limits.redis_url.is_empty() {
+        tracing::warn!(
+            "limits.redis_url is shared but storage.url is this machine's own: a key's id, which its limits and \
+             realtime seats are counted under, is keyed by the store's secret, so replicas sharing Redis must \
+             share storage.url too, or each counts its keys apart"
+        );
+    }
     let secret = db.key_secret().await?;
     let adopted =
         crate::storage::adopt_earlier_key_ids(db.as_ref(), &secret, &settings.auth.api_keys)

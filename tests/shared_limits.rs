@@ -11,17 +11,25 @@ use common::redis::Redis;
 use common::*;
 use serde_json::json;
 
-fn replicas(redis: &Redis, extra: &[(&str, &str)]) -> (Server, Server, [tempfile::TempDir; 2]) {
+/// What two replicas share besides Redis, kept for as long as they run.
+type Shared = (common::postgres::Postgres, [tempfile::TempDir; 2]);
+
+/// Two replicas as the replicas guide sets them up: the same Redis and the same store (a key's id, which its limits
+/// are counted under, is keyed by the store's secret), each with a data directory of its own.
+fn replicas(redis: &Redis, extra: &[(&str, &str)]) -> (Server, Server, Shared) {
     let url = redis.url();
+    let postgres = common::postgres::Postgres::start();
+    let store = postgres.url();
     let mut env = vec![
         ("SAUTI__LIMITS__REDIS_URL", url.as_str()),
         ("SAUTI__LIMITS__REDIS_PREFIX", "replicas-test"),
+        ("SAUTI__STORAGE__URL", store.as_str()),
     ];
     env.extend_from_slice(extra);
     let dirs = [temp_dir(), temp_dir()];
     let a = Server::start(dirs[0].path(), &env);
     let b = Server::start(dirs[1].path(), &env);
-    (a, b, dirs)
+    (a, b, (postgres, dirs))
 }
 
 fn remaining(reply: &Reply) -> u64 {
