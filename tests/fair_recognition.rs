@@ -17,27 +17,7 @@ const BUSY_UPLOADS: usize = 10;
 /// The fixture's speech clip repeated `times` times, as one 16 kHz mono 16-bit WAV file.
 fn long_speech(times: usize) -> Vec<u8> {
     let clip = std::fs::read(common::fixture("whisper/speech.wav")).unwrap();
-    let data = clip
-        .windows(4)
-        .position(|w| w == b"data")
-        .expect("a data chunk");
-    let samples = &clip[data + 8..];
-    let pcm: Vec<u8> = samples.repeat(times);
-    let mut wav = Vec::with_capacity(44 + pcm.len());
-    wav.extend_from_slice(b"RIFF");
-    wav.extend_from_slice(&(36 + pcm.len() as u32).to_le_bytes());
-    wav.extend_from_slice(b"WAVEfmt ");
-    wav.extend_from_slice(&16u32.to_le_bytes());
-    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
-    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
-    wav.extend_from_slice(&16_000u32.to_le_bytes());
-    wav.extend_from_slice(&32_000u32.to_le_bytes());
-    wav.extend_from_slice(&2u16.to_le_bytes());
-    wav.extend_from_slice(&16u16.to_le_bytes());
-    wav.extend_from_slice(b"data");
-    wav.extend_from_slice(&(pcm.len() as u32).to_le_bytes());
-    wav.extend_from_slice(&pcm);
-    wav
+    common::wav_16k(&common::wav_pcm(&clip).repeat(times))
 }
 
 fn upload(url: &str, key: &str, body: &[u8]) -> Reply {

@@ -5,35 +5,6 @@ use super::*;
 
 const SENTENCE: &str = "Habari, nataka kujua salio la akaunti yangu ya akiba, tafadhali.";
 
-/// 16-bit PCM samples of a WAV file (its data chunk).
-fn pcm_of(wav: &[u8]) -> Vec<u8> {
-    let at = wav
-        .windows(4)
-        .position(|w| w == b"data")
-        .expect("a data chunk")
-        + 8;
-    wav[at..].to_vec()
-}
-
-/// A WAV file of 16 kHz mono 16-bit `pcm`.
-fn wav_of(pcm: &[u8]) -> Vec<u8> {
-    let mut wav = Vec::with_capacity(44 + pcm.len());
-    wav.extend_from_slice(b"RIFF");
-    wav.extend_from_slice(&(36 + pcm.len() as u32).to_le_bytes());
-    wav.extend_from_slice(b"WAVEfmt ");
-    wav.extend_from_slice(&16u32.to_le_bytes());
-    wav.extend_from_slice(&1u16.to_le_bytes());
-    wav.extend_from_slice(&1u16.to_le_bytes());
-    wav.extend_from_slice(&16_000u32.to_le_bytes());
-    wav.extend_from_slice(&32_000u32.to_le_bytes());
-    wav.extend_from_slice(&2u16.to_le_bytes());
-    wav.extend_from_slice(&16u16.to_le_bytes());
-    wav.extend_from_slice(b"data");
-    wav.extend_from_slice(&(pcm.len() as u32).to_le_bytes());
-    wav.extend_from_slice(pcm);
-    wav
-}
-
 /// Send `frames` (cycling) as fast as `rate` seconds of audio per second allows, each frame `seconds` long,
 /// until `until`; a send the server holds back (paced) simply takes longer. How many seconds were sent.
 async fn flood(
@@ -74,7 +45,7 @@ async fn sockets_sending_thirty_times_real_time_keep_the_server_s_memory_flat() 
     });
     let (speech16, ulaw) = tokio::task::block_in_place(|| {
         (
-            pcm_of(&speech(&server, SENTENCE, "wav_16000")),
+            wav_pcm(&speech(&server, SENTENCE, "wav_16000")).to_vec(),
             speech(&server, SENTENCE, "ulaw_8000"),
         )
     });
@@ -90,7 +61,7 @@ async fn sockets_sending_thirty_times_real_time_keep_the_server_s_memory_flat() 
         .collect();
     let file_frames: Vec<String> = line16
         .chunks(32_000)
-        .map(|c| serde_json::json!({ "user_audio_chunk": b64(&wav_of(c)) }).to_string())
+        .map(|c| serde_json::json!({ "user_audio_chunk": b64(&wav_16k(c)) }).to_string())
         .collect();
     let twilio_frames: Vec<String> = line8
         .chunks(8_000)
