@@ -6,15 +6,12 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
-use super::codes::ErrorCode;
 use super::extract::{ApiJson, ApiQuery};
 use super::formats::FormatQuery;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
-use crate::actors::agent::{AgentError, AgentRequest, AgentTurn, Speech, Timings};
-use crate::actors::dialogue::{SessionError, TurnError};
-use crate::dialogue::DialogueError;
+use crate::actors::agent::{AgentRequest, AgentTurn, Speech, Timings};
 
 /// Body of `POST /v1/voice-agent/converse`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -229,38 +226,4 @@ pub async fn converse_audio(
         .converse_audio(request.clone(), speech)
         .await?;
     Ok(Json(respond(request, turn)))
-}
-
-impl From<AgentError> for ApiError {
-    fn from(error: AgentError) -> Self {
-        match error {
-            AgentError::Dialogue(turn) => turn.into(),
-            AgentError::Synthesis(synthesis) => synthesis.into(),
-            AgentError::Recognition(recognition) => recognition.into(),
-            AgentError::NoSpeech => ApiError::unprocessable(
-                "no speech was recognised in the audio; record the question again, closer to the microphone",
-            ),
-            AgentError::Actor(actor) => actor.into(),
-        }
-    }
-}
-
-impl From<TurnError> for ApiError {
-    fn from(error: TurnError) -> Self {
-        let detail = error.to_string();
-        match error {
-            TurnError::UnknownScenario(..) => ApiError::unprocessable(detail),
-            TurnError::Session(SessionError::NotFound(_)) => ApiError::not_found(detail),
-            TurnError::Session(SessionError::OtherScenario { .. }) => {
-                ApiError::new(ErrorCode::SessionScenarioMismatch, detail)
-            }
-            TurnError::Session(SessionError::Unavailable(_)) => {
-                ApiError::new(ErrorCode::StorageUnavailable, detail)
-            }
-            TurnError::Backend(DialogueError::Backend { .. }) => {
-                ApiError::new(ErrorCode::DialogueUnavailable, detail)
-            }
-            TurnError::Actor(actor) => actor.into(),
-        }
-    }
 }

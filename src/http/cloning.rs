@@ -7,13 +7,12 @@ use axum::Json;
 use sha2::{Digest, Sha256};
 
 use super::auth::Caller;
-use super::codes::ErrorCode;
+use crate::problem::codes::ErrorCode;
 use super::extract::ApiPath;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
-use crate::actors::clone::{CloneError, CloneRequest};
-use crate::clone::profile::ProfileError;
+use crate::actors::clone::CloneRequest;
 use crate::clone::{display_name, ClonedVoiceSummary};
 
 /// `POST /v1/voice-clone/`.
@@ -108,20 +107,4 @@ pub async fn delete_voice(
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-impl From<CloneError> for ApiError {
-    fn from(error: CloneError) -> Self {
-        let detail = error.to_string();
-        match error {
-            CloneError::Profile(ProfileError::Base(_)) => {
-                ApiError::new(ErrorCode::CloningUnavailable, detail)
-            }
-            CloneError::Profile(_) => ApiError::unprocessable(detail),
-            CloneError::TooMany(_) => ApiError::new(ErrorCode::VoiceLimitReached, detail),
-            CloneError::Storage(_) => ApiError::new(ErrorCode::StorageUnavailable, detail),
-            CloneError::Engine(_) => ApiError::new(ErrorCode::CloningFailed, detail),
-            CloneError::Actor(actor) => actor.into(),
-        }
-    }
 }

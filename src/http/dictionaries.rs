@@ -8,7 +8,6 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
-use super::codes::ErrorCode;
 use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
@@ -367,18 +366,4 @@ pub async fn download(
         pronunciation::pls::write(&record.rules),
     )
         .into_response())
-}
-
-impl From<DictionaryError> for ApiError {
-    fn from(error: DictionaryError) -> Self {
-        let detail = error.to_string();
-        match error {
-            DictionaryError::Rules(_)
-            | DictionaryError::Invalid(_)
-            | DictionaryError::TooLong(_) => ApiError::unprocessable(detail),
-            DictionaryError::NotFound(_) => ApiError::not_found(detail),
-            DictionaryError::TooMany(_) => ApiError::new(ErrorCode::DictionaryLimitReached, detail),
-            DictionaryError::Storage(_) => ApiError::new(ErrorCode::StorageUnavailable, detail),
-        }
-    }
 }

@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::codes::ErrorCode;
+use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use super::ranges::{requested, Requested};
 

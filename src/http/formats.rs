@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::codes::ErrorCode;
+use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use super::AppState;
 use crate::audio::output::OutputFormat;

@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 
-use super::codes::ErrorCode;
+use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use super::AppState;
 

@@ -6,7 +6,7 @@ mod agent;
 pub mod auth;
 mod cloning;
 pub mod coarse_clock;
-pub mod codes;
+pub use crate::problem::codes;
 pub mod cors;
 mod dictionaries;
 mod download;

@@ -6,91 +6,8 @@ use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::actors::jobs::JobsError;
-use crate::actors::tts::SynthesisError;
-use crate::actors::ActorError;
-use crate::tts::TtsError;
-
-use super::codes::{self, ErrorCode};
-
-/// A problem to report; rendered into a body by [`render_problems`], which knows the public base URL.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ApiError {
-    /// What kind of refusal: status, title and whether retrying helps come from it.
-    pub code: ErrorCode,
-    /// Human-readable explanation of this occurrence.
-    pub detail: String,
-    /// Seconds for the `Retry-After` header; only ever set for codes where retrying can help.
-    pub retry_after: Option<u64>,
-}
-
-impl ApiError {
-    /// A refusal with its code's default `Retry-After` (none when retrying cannot help).
-    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
-        Self {
-            code,
-            detail: detail.into(),
-            retry_after: code.retry_after(),
-        }
-    }
-
-    /// Another `Retry-After` than the code's default (ignored for codes where retrying cannot help).
-    pub fn retry_after(mut self, seconds: u64) -> Self {
-        if self.code.retryable() {
-            self.retry_after = Some(seconds);
-        }
-        self
-    }
-
-    /// The HTTP status.
-    pub fn status(&self) -> StatusCode {
-        self.code.status()
-    }
-
-    /// 400
-    pub fn bad_request(detail: impl Into<String>) -> Self {
-        Self::new(ErrorCode::BadRequest, detail)
-    }
-    /// 401
-    pub fn unauthorized(detail: impl Into<String>) -> Self {
-        Self::new(ErrorCode::Unauthorized, detail)
-    }
-    /// 404
-    pub fn not_found(detail: impl Into<String>) -> Self {
-        Self::new(ErrorCode::NotFound, detail)
-    }
-    /// 408: the body stalled.
-    pub fn body_timeout() -> Self {
-        Self::new(
-            ErrorCode::RequestTimeout,
-            "the request body stalled: no data arrived within the server's body timeout",
-        )
-    }
-    /// 413
-    pub fn too_large(detail: impl Into<String>) -> Self {
-        Self::new(ErrorCode::PayloadTooLarge, detail)
-    }
-    /// 415
-    pub fn unsupported_media_type(detail: impl Into<String>) -> Self {
-        Self::new(ErrorCode::UnsupportedMediaType, detail)
-    }
-    /// 416, for a `Range` outside the file.
-    pub fn range_not_satisfiable(detail: impl Into<String>) -> Self {
-        Self::new(ErrorCode::RangeNotSatisfiable, detail)
-    }
-    /// 422
-    pub fn unprocessable(detail: impl Into<String>) -> Self {
-        Self::new(ErrorCode::UnprocessableContent, detail)
-    }
-    /// 429
-    pub fn rate_limited(detail: impl Into<String>, retry_after: u64) -> Self {
-        Self::new(ErrorCode::RateLimitExceeded, detail).retry_after(retry_after)
-    }
-    /// 507: the service's disk is full; the request may succeed once an operator frees space.
-    pub fn insufficient_storage(detail: impl Into<String>) -> Self {
-        Self::new(ErrorCode::InsufficientStorage, detail)
-    }
-}
+pub use crate::problem::ApiError;
+use crate::problem::codes::{self, ErrorCode};
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -232,65 +149,6 @@ impl From<QueryRejection> for ApiError {
 impl From<PathRejection> for ApiError {
     fn from(rejection: PathRejection) -> Self {
         ApiError::bad_request(rejection.body_text())
-    }
-}
-
-impl From<ActorError> for ApiError {
-    fn from(error: ActorError) -> Self {
-        let detail = error.to_string();
-        match error {
-            ActorError::NotAvailable(_) => ApiError::new(ErrorCode::NotAvailable, detail),
-            ActorError::Busy { retry_after, .. } => {
-                ApiError::new(ErrorCode::ServerBusy, detail).retry_after(retry_after)
-            }
-            ActorError::Restarting(_) | ActorError::Crashed(_) | ActorError::Timeout(_) => {
-                ApiError::new(ErrorCode::ServiceUnavailable, detail)
-            }
-        }
-    }
-}
-
-impl From<TtsError> for ApiError {
-    fn from(error: TtsError) -> Self {
-        let detail = error.to_string();
-        match error {
-            TtsError::EmptyText
-            | TtsError::NothingToSay
-            | TtsError::SettingOutOfRange { .. }
-            | TtsError::ReadsTooLong(_) => ApiError::unprocessable(detail),
-            TtsError::Engine(_) => ApiError::new(ErrorCode::SynthesisFailed, detail),
-        }
-    }
-}
-
-impl From<SynthesisError> for ApiError {
-    fn from(error: SynthesisError) -> Self {
-        let detail = error.to_string();
-        match error {
-            SynthesisError::Invalid(invalid) => invalid.into(),
-            SynthesisError::UnknownVoice(_) => ApiError::not_found(detail),
-            SynthesisError::Untimed(_) => ApiError::unprocessable(detail),
-            SynthesisError::InactiveVoice { .. } => ApiError::new(ErrorCode::VoiceInactive, detail),
-            SynthesisError::Engine(_) => ApiError::new(ErrorCode::SynthesisFailed, detail),
-            SynthesisError::Actor(actor) => actor.into(),
-        }
-    }
-}
-
-impl From<JobsError> for ApiError {
-    fn from(error: JobsError) -> Self {
-        let detail = error.to_string();
-        match error {
-            JobsError::NotFound(_) => ApiError::not_found(detail),
-            JobsError::NotReady { .. } => ApiError::new(ErrorCode::JobNotComplete, detail),
-            JobsError::Failed { .. } => ApiError::new(ErrorCode::JobFailed, detail),
-            JobsError::AudioGone(_) => ApiError::new(ErrorCode::AudioGone, detail),
-            JobsError::TooMany(_) => ApiError::rate_limited(detail, 30),
-            JobsError::UnknownVoice(_) => ApiError::not_found(format!("`voice_id`: {detail}")),
-            JobsError::Storage(_) => ApiError::new(ErrorCode::StorageUnavailable, detail),
-            JobsError::NoSpace(_) => ApiError::insufficient_storage(detail),
-            JobsError::Actor(actor) => actor.into(),
-        }
     }
 }
 

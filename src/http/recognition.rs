@@ -9,13 +9,11 @@ use axum::Json;
 use serde::Serialize;
 
 use super::auth::Caller;
-use super::codes::ErrorCode;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
-use crate::actors::asr::RecognitionError;
 use crate::asr::captions::Captions;
-use crate::asr::{AsrError, Segment, Word, DEFAULT_LANGUAGE, LANGUAGES};
+use crate::asr::{Segment, Word, DEFAULT_LANGUAGE, LANGUAGES};
 
 /// The spec §2.6 transcription result; `segments` and `words` only with `response_format=verbose_json`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -141,26 +139,5 @@ pub fn language(given: Option<&str>) -> Result<String, ApiError> {
             "unsupported language {code:?}; use one of {}",
             LANGUAGES.join(", ")
         )))
-    }
-}
-
-impl From<RecognitionError> for ApiError {
-    fn from(error: RecognitionError) -> Self {
-        let detail = error.to_string();
-        match error {
-            RecognitionError::Unavailable(_) | RecognitionError::Asr(AsrError::Unavailable(_)) => {
-                ApiError::new(ErrorCode::AsrUnavailable, detail)
-            }
-            RecognitionError::Asr(AsrError::UnsupportedLanguage(_)) => {
-                ApiError::unprocessable(detail)
-            }
-            RecognitionError::Asr(AsrError::Cancelled) => {
-                ApiError::new(ErrorCode::RecognitionTimeout, detail)
-            }
-            RecognitionError::Asr(AsrError::Engine(_)) => {
-                ApiError::new(ErrorCode::RecognitionFailed, detail)
-            }
-            RecognitionError::Actor(actor) => actor.into(),
-        }
     }
 }

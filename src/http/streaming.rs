@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use futures_util::Stream;
 
-use super::codes::ErrorCode;
+use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use super::AppState;
 use crate::actors::tts::stream::Piece;

@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use super::auth::{Caller, KeyMemo, KeyRing};
-use super::codes::ErrorCode;
+use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use crate::actors::realtime::TurnRefused;
 use crate::config::{LimitSettings, RedisUnreachable};

@@ -29,7 +29,7 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
-use super::codes::ErrorCode;
+use crate::problem::codes::ErrorCode;
 use super::extract::ApiQuery;
 use super::problem::ApiError;
 use super::AppState;
