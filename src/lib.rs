@@ -27,6 +27,7 @@ pub mod dialogue;
 pub mod dictionaries;
 pub mod http;
 pub mod models;
+pub mod ops;
 pub mod problem;
 pub mod server;
 pub mod storage;

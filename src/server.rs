@@ -160,11 +160,10 @@ pub async fn serve(
         Arc::clone(&seats),
     );
     let stopping = tokio_util::sync::CancellationToken::new();
-    let state = AppState::new(Shared {
+    let ops = crate::ops::Service {
         settings: Arc::clone(&settings),
         voices: Arc::clone(&voices),
         graph: graph.clone(),
-        keys: keys.clone(),
         dictionaries: crate::dictionaries::Dictionaries::new(
             db.clone(),
             Arc::clone(voices.lexicon()),
@@ -175,8 +174,12 @@ pub async fn serve(
         )),
         seats,
         stopping: stopping.clone(),
-        limits: Arc::clone(&limits),
         db: db.clone(),
+    };
+    let state = AppState::new(Shared {
+        ops,
+        keys: keys.clone(),
+        limits: Arc::clone(&limits),
     });
     let app = front(state, keys, limits);
 

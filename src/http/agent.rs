@@ -11,7 +11,8 @@ use super::formats::FormatQuery;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
-use crate::actors::agent::{AgentRequest, AgentTurn, Speech, Timings};
+use crate::actors::agent::{AgentRequest, AgentTurn, Timings};
+use crate::ops::converse::Converse;
 
 /// Body of `POST /v1/voice-agent/converse`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -73,60 +74,16 @@ pub async fn converse(
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<ConverseRequest>,
 ) -> Result<Json<ConverseResponse>, ApiError> {
-    let format = query.format()?;
-    let max = state.settings.dialogue.max_text_chars;
-    if request.text.trim().is_empty() {
-        return Err(ApiError::unprocessable("`text` must not be empty"));
-    }
-    if request.text.chars().count() > max {
-        return Err(ApiError::unprocessable(format!(
-            "`text` exceeds the maximum length of {max} characters"
-        )));
-    }
-    let locators = request.pronunciation_dictionary_locators;
-    let mut request = agent_request(
-        &state,
-        &caller,
-        request.scenario,
-        request.voice_id,
-        request.session_id,
-        request.text,
-    )
-    .await?;
-    request.format = format;
-    request.pronunciation = state
-        .dictionaries
-        .resolve(&caller.key_id, &locators)
-        .await?;
-    let turn = state.graph.agent.converse(request.clone()).await?;
-    Ok(Json(respond(request, turn)))
-}
-
-/// Resolve defaults and check the voice (against the store replicas share, so a voice cloned or deleted on
-/// another replica a moment ago is seen at once); the scenario and session are checked by the dialogue layer.
-async fn agent_request(
-    state: &AppState,
-    caller: &Caller,
-    scenario: Option<String>,
-    voice_id: Option<String>,
-    session_id: Option<String>,
-    text: String,
-) -> Result<AgentRequest, ApiError> {
-    let voice_id = voice_id.unwrap_or_else(|| state.settings.tts.agent_voice.clone());
-    if !state.has_voice(&caller.key_id, &voice_id).await {
-        return Err(ApiError::not_found(format!(
-            "voice_id {voice_id:?} not found"
-        )));
-    }
-    Ok(AgentRequest {
+    let turn = Converse {
         owner: caller.key_id.to_string(),
-        scenario,
-        session_id,
-        text,
-        voice_id,
-        pronunciation: None,
-        format: crate::audio::output::OutputFormat::WAV_16K,
-    })
+        scenario: request.scenario,
+        voice_id: request.voice_id,
+        session_id: request.session_id,
+        locators: request.pronunciation_dictionary_locators,
+        format: query.format()?,
+    };
+    let (request, answer) = state.converse_text(turn, request.text).await?;
+    Ok(Json(respond(request, answer)))
 }
 
 fn respond(request: AgentRequest, turn: AgentTurn) -> ConverseResponse {
@@ -178,52 +135,24 @@ pub async fn converse_audio(
         "pronunciation_dictionary_locators",
     ];
     let mut form = upload::read_form(multipart, limit, &fields).await?;
-    // Validation first (fields, then the audio), availability after.
-    let field = |name: &str| form.field(name).map(str::to_string);
-    let mut request = agent_request(
-        &state,
-        &caller,
-        field("scenario"),
-        field("voice_id"),
-        field("session_id"),
-        String::new(),
-    )
-    .await?;
-    request.format = format;
-    let locators: Vec<crate::dictionaries::Locator> =
-        match form.field("pronunciation_dictionary_locators") {
-            None => Vec::new(),
-            Some(json) => serde_json::from_str(json).map_err(|e| {
-                ApiError::unprocessable(format!(
-                    "`pronunciation_dictionary_locators` is not a JSON array of locators: {e}"
-                ))
-            })?,
-        };
-    request.pronunciation = state
-        .dictionaries
-        .resolve(&caller.key_id, &locators)
-        .await?;
-    // The scenario and session are the caller's to get right: checked before the audio is decoded or heard.
-    state
-        .graph
-        .dialogue
-        .check(crate::actors::dialogue::TurnRequest {
-            owner: request.owner.clone(),
-            scenario: request.scenario.clone(),
-            session_id: request.session_id.clone(),
-            text: String::new(),
-        })
-        .await?;
-    let audio = upload::decode_audio(&state, &mut form).await?;
-    state.graph.asr.ensure_available().await?;
-    let speech = Speech {
-        samples: std::sync::Arc::new(audio.samples),
-        language: crate::asr::DEFAULT_LANGUAGE.to_string(),
+    let locators = match form.field("pronunciation_dictionary_locators") {
+        None => Vec::new(),
+        Some(json) => serde_json::from_str(json).map_err(|e| {
+            ApiError::unprocessable(format!(
+                "`pronunciation_dictionary_locators` is not a JSON array of locators: {e}"
+            ))
+        })?,
     };
-    let turn = state
-        .graph
-        .agent
-        .converse_audio(request.clone(), speech)
-        .await?;
-    Ok(Json(respond(request, turn)))
+    let field = |name: &str| form.field(name).map(str::to_string);
+    let turn = Converse {
+        owner: caller.key_id.to_string(),
+        scenario: field("scenario"),
+        voice_id: field("voice_id"),
+        session_id: field("session_id"),
+        locators,
+        format,
+    };
+    let audio = upload::require_audio(&mut form).map(|file| file.bytes);
+    let (request, answer) = state.converse_audio(turn, audio).await?;
+    Ok(Json(respond(request, answer)))
 }

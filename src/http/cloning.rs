@@ -4,16 +4,14 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use sha2::{Digest, Sha256};
 
 use super::auth::Caller;
-use crate::problem::codes::ErrorCode;
 use super::extract::ApiPath;
 use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
-use crate::actors::clone::CloneRequest;
-use crate::clone::{display_name, ClonedVoiceSummary};
+use crate::clone::ClonedVoiceSummary;
+use crate::ops::clone::CloneVoice;
 
 /// `POST /v1/voice-clone/`.
 #[utoipa::path(post, path = "/v1/voice-clone/", operation_id = "cloneVoice", tag = "cloning", summary = "Clone a voice from a clip",
@@ -37,14 +35,13 @@ pub async fn clone_voice(
     let limit = state.settings.clone.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
     let mut form = upload::read_form(multipart, limit, &["name", "consent"]).await?;
-    let name = display_name(form.field("name"));
-    let consent = form.field("consent").map(str::to_string);
-    let mut digest = Sha256::default();
-    if let Some(audio) = &form.file {
-        digest.update(&audio.bytes);
-    }
-    let audio = upload::decode_audio(&state, &mut form).await?;
-    let summary = store(&state, &caller, name, consent, audio.samples, digest).await?;
+    let request = CloneVoice {
+        owner: caller.key_id.to_string(),
+        name: form.field("name").map(str::to_string),
+        consent: form.field("consent").map(str::to_string),
+        recordings: upload::require_audio(&mut form).map(|file| vec![file.bytes]),
+    };
+    let summary = state.clone_voice(request).await?;
     let location = format!("/v1/voices/{}", summary.voice_id);
     Ok((
         StatusCode::CREATED,
@@ -52,33 +49,6 @@ pub async fn clone_voice(
         Json(summary),
     )
         .into_response())
-}
-
-/// Make a voice for `caller` from `samples` (16 kHz mono) whose source files hashed to `digest`. A voice is
-/// stored on disk: with the disk full it is refused (507) before any analysis is spent on it.
-pub async fn store(
-    state: &AppState,
-    caller: &Caller,
-    name: String,
-    consent: Option<String>,
-    samples: Vec<f32>,
-    digest: Sha256,
-) -> Result<ClonedVoiceSummary, ApiError> {
-    let storage = &state.settings.storage;
-    if let Some(why) = crate::storage::space::shortage(&storage.data_dir, storage.min_free_bytes) {
-        return Err(ApiError::insufficient_storage(why));
-    }
-    Ok(state
-        .graph
-        .clone
-        .clone_voice(CloneRequest {
-            owner: caller.key_id.to_string(),
-            name,
-            consent,
-            samples,
-            source_sha256: hex(&digest.finalize()),
-        })
-        .await?)
 }
 
 /// `DELETE /v1/voices/{voice_id}` (extension): the owner removes a cloned voice.
@@ -94,17 +64,6 @@ pub async fn delete_voice(
     caller: Caller,
     ApiPath(voice_id): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
-    if state.voices.get(&voice_id).is_some() {
-        return Err(ApiError::new(ErrorCode::VoiceNotDeletable, format!("voice {voice_id:?} is one of the server's own voices; only cloned voices can be deleted"),
-        ));
-    }
-    if state.graph.clone.delete(&caller.key_id, &voice_id).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::not_found(format!("voice {voice_id:?} not found")))
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    state.delete_voice(&caller.key_id, &voice_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -248,7 +248,9 @@ pub async fn add_from_file(
 /// Read a dictionary file's rules off the async threads, once admitted like every other heavy parse (at most
 /// one per core at once), so that a large file never holds up other requests.
 async fn read_file(state: &AppState, name: String, bytes: Vec<u8>) -> Result<Vec<Rule>, ApiError> {
-    let permit = upload::codec_permit(state, "every file reader is busy; retry shortly").await?;
+    let permit = state
+        .codec_permit("every file reader is busy; retry shortly")
+        .await?;
     tokio::task::spawn_blocking(move || {
         let _admitted = permit;
         let text = String::from_utf8(bytes)

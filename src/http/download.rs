@@ -8,9 +8,9 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use super::ranges::{requested, Requested};
+use crate::problem::codes::ErrorCode;
 
 /// Stored audio already opened (a local file then stays readable even if a deletion races the download),
 /// answered whole or in the range asked for. `etag` is the file's strong entity tag, quoted: stored audio

@@ -5,9 +5,9 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use super::AppState;
+use crate::problem::codes::ErrorCode;
 
 /// Liveness.
 #[utoipa::path(get, path = "/healthz", operation_id = "healthz", tag = "operations", summary = "Liveness",

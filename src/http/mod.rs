@@ -39,10 +39,7 @@ use utoipa::OpenApi as _;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::actors::supervisor::Graph;
-use crate::config::Settings;
 use crate::telemetry::metrics::Routes;
-use crate::tts::catalog::VoiceRegistry;
 use auth::KeyRing;
 use limits::{Guard, RateLimits};
 use problem::ProblemBase;
@@ -70,66 +67,23 @@ impl std::ops::Deref for AppState {
     }
 }
 
-/// The contents of [`AppState`].
+/// The contents of [`AppState`]: the operations every protocol shares (reached through `Deref`), and what
+/// only the HTTP front needs.
 pub struct Shared {
-    /// The configuration the server started with.
-    pub settings: Arc<Settings>,
-    /// The voices.
-    pub voices: Arc<VoiceRegistry>,
-    /// Handles to the actors.
-    pub graph: Graph,
-    /// The API keys (for `/metrics` behind a key).
+    /// The operations layer.
+    pub ops: crate::ops::Service,
+    /// The API keys (for `/metrics` behind a key, and the realtime tokens).
     pub keys: KeyRing,
-    /// The keys' pronunciation dictionaries.
-    pub dictionaries: crate::dictionaries::Dictionaries,
-    /// Permits for audio codec work (decoding an upload, encoding an answer), admitted like any other work.
-    pub decoders: Arc<tokio::sync::Semaphore>,
-    /// The realtime sessions open, per key and in all.
-    pub seats: Arc<crate::actors::realtime::Seats>,
-    /// Cancelled when the server begins to stop: open realtime sockets close with 1001 (going away).
-    pub stopping: tokio_util::sync::CancellationToken,
-    /// The rate limits (for `/readyz` to report where they are counted).
+    /// The rate limits (for `/readyz` to report where they are counted, and the realtime seats of a key
+    /// across replicas).
     pub limits: Arc<RateLimits>,
-    /// Where keys, jobs, voices and dictionaries are kept.
-    pub db: crate::storage::Storage,
 }
 
-impl Shared {
-    /// Whether `owner` may use the voice `voice_id`. With a store other replicas share, a cloned voice is
-    /// checked there (one query): one made on another replica a moment ago is taken up here at once, and one
-    /// deleted there is gone here too. While the store does not answer, this replica's knowledge stands.
-    pub async fn has_voice(&self, owner: &str, voice_id: &str) -> bool {
-        if !self.db.shared() || !voice_id.starts_with("cv_") {
-            return self.voices.get_for(owner, voice_id).is_some();
-        }
-        match self.db.voice(owner, voice_id).await {
-            Ok(Some(record)) => {
-                if self.voices.get_for(owner, voice_id).is_none() {
-                    if let Err(why) =
-                        crate::clone::publish(&record, &self.voices, self.voices.lexicon())
-                    {
-                        tracing::error!(%why, "cloned voice made on another replica not published");
-                    }
-                }
-            }
-            Ok(None) => {
-                self.voices.remove_cloned(owner, voice_id);
-            }
-            Err(error) => tracing::warn!(%error, "a cloned voice could not be looked up"),
-        }
-        self.voices.get_for(owner, voice_id).is_some()
-    }
+impl std::ops::Deref for Shared {
+    type Target = crate::ops::Service;
 
-    /// With a store other replicas share, make this replica's cloned voices of `owner` the store's (one
-    /// query), so a list shows what was made or deleted on another replica a moment ago.
-    pub async fn refresh_voices_of(&self, owner: &str) {
-        if !self.db.shared() {
-            return;
-        }
-        if let Err(error) = crate::clone::take_up(self.db.as_ref(), &self.voices, Some(owner)).await
-        {
-            tracing::warn!(%error, "cloned voices could not be read");
-        }
+    fn deref(&self) -> &crate::ops::Service {
+        &self.ops
     }
 }
 

@@ -6,8 +6,8 @@ use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-pub use crate::problem::ApiError;
 use crate::problem::codes::{self, ErrorCode};
+pub use crate::problem::ApiError;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {

@@ -1,7 +1,5 @@
 //! `POST /v1/speech-to-text/`: a multipart upload in, the transcript out.
 
-use std::sync::Arc;
-
 use axum::extract::State;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
@@ -13,7 +11,8 @@ use super::problem::ApiError;
 use super::upload::{self, ApiMultipart};
 use super::AppState;
 use crate::asr::captions::Captions;
-use crate::asr::{Segment, Word, DEFAULT_LANGUAGE, LANGUAGES};
+use crate::asr::{Segment, Task, Word};
+use crate::ops::transcribe::{Heard, Transcribe};
 
 /// The spec §2.6 transcription result; `segments` and `words` only with `response_format=verbose_json`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -68,7 +67,7 @@ pub async fn speech_to_text(
     let mut form = upload::read_form(multipart, limit, &["language", "response_format"]).await?;
     // Validation first (fields, then the audio itself), availability after: a wrong request is 422 whatever is
     // installed.
-    let language = language(form.field("language"))?;
+    let language = crate::ops::transcribe::language(form.field("language"))?;
     let format = match form.field("response_format") {
         None | Some("json") => Format::Json { verbose: false },
         Some("verbose_json") => Format::Json { verbose: true },
@@ -80,14 +79,15 @@ pub async fn speech_to_text(
             )))
         }
     };
-    let (transcript, duration_seconds) = recognise(
+    let heard = recognise(
         &state,
         &caller,
         &mut form,
-        &language,
-        crate::asr::Task::Transcribe,
+        language.clone(),
+        Task::Transcribe,
     )
     .await?;
+    let (transcript, duration_seconds) = (heard.transcript, heard.duration_seconds);
     let verbose = match format {
         Format::Captions(captions) => {
             let document = captions.write(&transcript.segments);
@@ -108,36 +108,19 @@ pub async fn speech_to_text(
     .into_response())
 }
 
-/// The form's audio decoded (422 when it cannot be), then recognised in `language` (transcribed or translated)
-/// once a recognizer is
-/// available (503 when none is): the transcript and the audio's length in seconds (to the millisecond).
+/// The form's audio recognised in `language` (transcribed or translated): what was heard.
 pub async fn recognise(
     state: &AppState,
     caller: &Caller,
     form: &mut upload::Form,
-    language: &str,
-    task: crate::asr::Task,
-) -> Result<(crate::asr::Transcript, f64), ApiError> {
-    let audio = upload::decode_audio(state, form).await?;
-    state.graph.asr.ensure_available().await?;
-    let duration_seconds = (audio.duration_seconds() * 1000.0).round() / 1000.0;
-    let transcript = state
-        .graph
-        .asr
-        .recognise(&caller.key_id, Arc::new(audio.samples), language, task)
-        .await?;
-    Ok((transcript, duration_seconds))
-}
-
-/// The request's language, `sw` when none is given; anything outside the spec's eleven codes is 422.
-pub fn language(given: Option<&str>) -> Result<String, ApiError> {
-    let code = given.unwrap_or(DEFAULT_LANGUAGE).to_ascii_lowercase();
-    if LANGUAGES.contains(&code.as_str()) {
-        Ok(code)
-    } else {
-        Err(ApiError::unprocessable(format!(
-            "unsupported language {code:?}; use one of {}",
-            LANGUAGES.join(", ")
-        )))
-    }
+    language: String,
+    task: Task,
+) -> Result<Heard, ApiError> {
+    let request = Transcribe {
+        owner: caller.key_id.to_string(),
+        audio: upload::require_audio(form).map(|file| file.bytes),
+        language,
+        task,
+    };
+    state.transcribe(request).await
 }

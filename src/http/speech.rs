@@ -12,16 +12,13 @@ use super::formats::FormatQuery;
 use super::problem::ApiError;
 use super::synthesis_body::SynthesisBody;
 use super::AppState;
-use crate::actors::jobs::NewJob;
+use crate::audio::output::OutputFormat;
 use crate::dictionaries::Locator;
+use crate::ops::speech::Speak;
 use crate::storage::{JobRecord, JobStatus};
-use crate::tts::pronunciation::Rule;
 use crate::tts::VoiceSettings;
 
-/// Longest text of `POST /v1/text-to-speech` (spec §8).
-pub const TTS_MAX_CHARS: usize = 5_000;
-/// Longer texts are synthesised as a job (spec §4.1).
-pub const TTS_SYNC_MAX_CHARS: usize = 2_000;
+pub use crate::ops::text::TTS_MAX_CHARS;
 
 /// Body of `POST /v1/text-to-speech/{voice_id}`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -70,38 +67,33 @@ impl From<&JobRecord> for JobCreated {
     }
 }
 
-/// Check a text against a length limit; the detail follows the spec's wording.
-fn check_text(text: &str, max: usize) -> Result<usize, ApiError> {
-    check_speakable("text", text, max)
+impl TtsRequest {
+    /// The request as the synthesis operation takes it.
+    pub fn speak(self, caller: &Caller, voice_id: String, max_chars: usize) -> Speak {
+        Speak {
+            owner: caller.key_id.to_string(),
+            voice_id,
+            text: self.text,
+            field: "text",
+            max_chars,
+            settings: self.voice_settings.unwrap_or_default(),
+            locators: self.pronunciation_dictionary_locators,
+            voices_at: "/v1/voices",
+        }
+    }
 }
 
-/// Check the member `field` holding text to speak: not empty, something a voice can read (a letter or digit),
-/// at most `max` characters. Its length in characters.
-pub fn check_speakable(field: &str, text: &str, max: usize) -> Result<usize, ApiError> {
-    if text.trim().is_empty() {
-        return Err(ApiError::unprocessable(format!(
-            "`{field}` must not be empty"
-        )));
-    }
-    // What no voice can read is refused now rather than failing later (a job would fail after queueing).
-    if !text.chars().any(|c| c.is_ascii_alphanumeric()) {
-        return Err(ApiError::unprocessable(format!(
-            "`{field}` contains nothing that can be spoken: it needs letters or digits"
-        )));
-    }
-    let chars = text.chars().count();
-    if chars > max {
-        return Err(ApiError::unprocessable(format!(
-            "`{field}` exceeds the maximum length of {max} characters"
-        )));
-    }
-    Ok(chars)
-}
-
-fn settings(given: Option<VoiceSettings>) -> Result<VoiceSettings, ApiError> {
-    let settings = given.unwrap_or_default();
-    settings.validate()?;
-    Ok(settings)
+/// 202 with the job's record (and where its audio will be, in `format`, when that is not the stored WAV).
+fn accepted(job: &JobRecord, format: OutputFormat) -> Response {
+    let mut created = JobCreated::from(job);
+    created.audio_url = (format != OutputFormat::WAV_16K).then(|| {
+        format!(
+            "/v1/tts/jobs/{}/audio?output_format={}",
+            job.id,
+            format.name()
+        )
+    });
+    (StatusCode::ACCEPTED, Json(created)).into_response()
 }
 
 /// `POST /v1/text-to-speech/{voice_id}`: 200 with audio up to 2,000 characters, 202 with a job beyond.
@@ -126,56 +118,31 @@ pub async fn text_to_speech(
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,
 ) -> Result<Response, ApiError> {
-    if !state.has_voice(&caller.key_id, &voice_id).await {
-        return Err(ApiError::not_found(format!("voice {voice_id:?} not found")));
-    }
-    let chars = check_text(&request.text, TTS_MAX_CHARS)?;
-    let settings = settings(request.voice_settings)?;
     let format = query.format()?;
-    let locators = &request.pronunciation_dictionary_locators;
-    let rules = state
-        .dictionaries
-        .rules_for(&caller.key_id, locators)
+    let prepared = state
+        .prepare_speech(request.speak(&caller, voice_id, TTS_MAX_CHARS))
         .await?;
-    if chars > TTS_SYNC_MAX_CHARS {
-        check_reading(&state, &rules, &request.text, TTS_MAX_CHARS).await?;
-        let queued = queue_job(&state, caller, request.text, voice_id, settings, rules).await?;
-        let mut created = JobCreated::from(&queued);
-        created.audio_url = (format != crate::audio::output::OutputFormat::WAV_16K).then(|| {
-            format!(
-                "/v1/tts/jobs/{}/audio?output_format={}",
-                queued.id,
-                format.name()
-            )
-        });
-        return Ok((StatusCode::ACCEPTED, Json(created)).into_response());
+    if prepared.needs_a_job() {
+        return Ok(accepted(&prepared.queue(&state).await?, format));
     }
-    let lexicon = state
-        .dictionaries
-        .reading(rules, &request.text, TTS_MAX_CHARS)
-        .await?;
-    let samples = state
-        .graph
-        .tts
-        .synthesize(&caller.key_id, &voice_id, &request.text, settings, lexicon)
-        .await?;
-    if format != crate::audio::output::OutputFormat::WAV_16K {
+    let (chars, voice_id) = (prepared.chars(), prepared.voice_id().to_string());
+    let samples = prepared.samples(&state).await?;
+    let body = if format != OutputFormat::WAV_16K {
         let count = samples.len();
-        let audio = super::formats::encode(&state, format, samples).await?;
-        let body = SynthesisBody::encoded(&audio, format.media_type(), count, chars, &voice_id);
-        return Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response());
-    }
-    // Encoded chunk by chunk as the connection sends it (synthesis_body).
-    let body = SynthesisBody::new(samples.len(), chars, &voice_id);
-    let length = body.len();
-    Ok((
-        [
-            (header::CONTENT_TYPE, "application/json".to_string()),
-            (header::CONTENT_LENGTH, length.to_string()),
-        ],
-        body.into_body(samples),
-    )
-        .into_response())
+        let audio = crate::ops::encode::encode(&state, format, samples).await?;
+        SynthesisBody::encoded(&audio, format.media_type(), count, chars, &voice_id)
+    } else {
+        // Encoded chunk by chunk as the connection sends it (synthesis_body).
+        let body = SynthesisBody::new(samples.len(), chars, &voice_id);
+        let length = body.len().to_string();
+        let headers = [(header::CONTENT_LENGTH, length)];
+        return Ok((json_type(), headers, body.into_body(samples)).into_response());
+    };
+    Ok((json_type(), body).into_response())
+}
+
+fn json_type() -> [(header::HeaderName, &'static str); 1] {
+    [(header::CONTENT_TYPE, "application/json")]
 }
 
 /// Body of `POST /v1/tts/jobs`.
@@ -218,57 +185,16 @@ pub async fn create_job(
     caller: Caller,
     ApiJson(request): ApiJson<JobRequest>,
 ) -> Result<Response, ApiError> {
-    let max = state.settings.jobs.max_chars;
-    check_text(&request.text, max)?;
-    let settings = settings(request.voice_settings)?;
-    let locators = &request.pronunciation_dictionary_locators;
-    let rules = state
-        .dictionaries
-        .rules_for(&caller.key_id, locators)
-        .await?;
-    check_reading(&state, &rules, &request.text, max).await?;
-    let voice_id = request
-        .voice_id
-        .unwrap_or_else(|| state.settings.tts.default_voice.clone());
-    let queued = queue_job(&state, caller, request.text, voice_id, settings, rules).await?;
-    Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&queued))).into_response())
-}
-
-/// Refuse a job whose text reads longer than `max` characters with its rules before it is queued (its runner
-/// measures it again when it starts).
-async fn check_reading(
-    state: &AppState,
-    rules: &[Rule],
-    text: &str,
-    max: usize,
-) -> Result<(), ApiError> {
-    state
-        .dictionaries
-        .reading(rules.to_vec(), text, max)
-        .await?;
-    Ok(())
-}
-
-/// Queue a job for the caller: its record.
-async fn queue_job(
-    state: &AppState,
-    caller: Caller,
-    text: String,
-    voice_id: String,
-    settings: VoiceSettings,
-    pronunciation: Vec<Rule>,
-) -> Result<JobRecord, ApiError> {
-    // Looked up in the store replicas share first: a voice cloned or deleted on another replica a moment ago is
-    // known here (the jobs actor then finds it, or not).
-    state.has_voice(&caller.key_id, &voice_id).await;
-    let job = NewJob {
-        owner: caller.key_id.to_string(),
-        text,
-        voice_id,
-        settings,
-        pronunciation,
-    };
-    Ok(state.graph.jobs.create(job).await?)
+    let voice_id =
+        (request.voice_id.clone()).unwrap_or_else(|| state.settings.tts.default_voice.clone());
+    let speak = TtsRequest {
+        text: request.text,
+        voice_settings: request.voice_settings,
+        pronunciation_dictionary_locators: request.pronunciation_dictionary_locators,
+    }
+    .speak(&caller, voice_id, state.settings.jobs.max_chars);
+    let job = state.prepare_speech(speak).await?.queue(&state).await?;
+    Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&job))).into_response())
 }
 
 /// `GET /v1/tts/jobs/{job_id}` body.
@@ -340,8 +266,8 @@ pub async fn job_audio(
 ) -> Result<Response, ApiError> {
     let format = query.format()?;
     let wav = state.graph.jobs.audio(&caller.key_id, &job_id).await?;
-    if format != crate::audio::output::OutputFormat::WAV_16K {
-        let audio = super::formats::reencode_wav(&state, format, wav).await?;
+    if format != OutputFormat::WAV_16K {
+        let audio = crate::ops::encode::reencode_wav(&state, format, wav).await?;
         let disposition = format!("attachment; filename=\"{job_id}.{}\"", format.extension());
         return Ok((
             [

@@ -14,53 +14,10 @@ use super::elevenlabs::timestamps::Alignment;
 use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::formats::FormatQuery;
 use super::problem::ApiError;
-use super::speech::{check_speakable, TtsRequest, TTS_MAX_CHARS};
-use super::streaming::StreamRequest;
+use super::speech::{TtsRequest, TTS_MAX_CHARS};
 use super::AppState;
-use crate::audio::output::OutputFormat;
 use crate::tts::alignment;
-use crate::tts::lexicon::Lexicon;
-use crate::tts::VoiceSettings;
 
-/// A request checked: everything a client can get wrong is refused before any work.
-struct Checked {
-    chars: usize,
-    settings: VoiceSettings,
-    format: OutputFormat,
-    lexicon: Option<std::sync::Arc<Lexicon>>,
-}
-
-async fn check(
-    state: &AppState,
-    caller: &Caller,
-    voice_id: &str,
-    query: &FormatQuery,
-    request: &TtsRequest,
-) -> Result<Checked, ApiError> {
-    if !state.has_voice(&caller.key_id, voice_id).await {
-        return Err(ApiError::not_found(format!("voice {voice_id:?} not found")));
-    }
-    let chars = check_speakable("text", &request.text, TTS_MAX_CHARS)?;
-    let settings = request.voice_settings.unwrap_or_default();
-    settings.validate()?;
-    let format = query.format()?;
-    let rules = state
-        .dictionaries
-        .rules_for(&caller.key_id, &request.pronunciation_dictionary_locators)
-        .await?;
-    let lexicon = state
-        .dictionaries
-        .reading(rules, &request.text, TTS_MAX_CHARS)
-        .await?;
-    Ok(Checked {
-        chars,
-        settings,
-        format,
-        lexicon,
-    })
-}
-
-/// `POST /v1/text-to-speech/{voice_id}/stream`.
 #[utoipa::path(post, path = "/v1/text-to-speech/{voice_id}/stream", operation_id = "textToSpeechStream", tag = "speech",
     summary = "Synthesise Swahili speech as a stream",
     description = "The audio itself (not JSON), sent in chunks as each sentence is made: the first bytes leave once \
@@ -85,22 +42,16 @@ pub async fn stream(
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,
 ) -> Result<Response, ApiError> {
-    let checked = check(&state, &caller, &voice_id, &query, &request).await?;
-    let opened = super::streaming::open(
-        &state,
-        StreamRequest {
-            owner: &caller.key_id,
-            voice_id: &voice_id,
-            text: &request.text,
-            settings: checked.settings,
-            lexicon: checked.lexicon,
-            timed: false,
-        },
-    )
-    .await?;
-    let chunks = super::streaming::encoded(state, checked.format, opened)?;
+    let format = query.format()?;
+    let speak = request.speak(&caller, voice_id, TTS_MAX_CHARS);
+    let opened = state
+        .prepare_speech(speak)
+        .await?
+        .stream(&state, false)
+        .await?;
+    let chunks = crate::ops::stream::encoded(&state, format, opened)?;
     Ok((
-        [(header::CONTENT_TYPE, checked.format.media_type())],
+        [(header::CONTENT_TYPE, format.media_type())],
         super::streaming::audio(chunks),
     )
         .into_response())
@@ -172,27 +123,20 @@ pub async fn with_timestamps(
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,
 ) -> Result<Json<TimedSynthesis>, ApiError> {
-    let checked = check(&state, &caller, &voice_id, &query, &request).await?;
-    let (samples, words) = state
-        .graph
-        .tts
-        .synthesize_timed(
-            &caller.key_id,
-            &voice_id,
-            &request.text,
-            checked.settings,
-            checked.lexicon,
-        )
-        .await?;
+    let format = query.format()?;
+    let text = request.text.clone();
+    let prepared = (state.prepare_speech(request.speak(&caller, voice_id, TTS_MAX_CHARS))).await?;
+    let (chars, voice_id) = (prepared.chars(), prepared.voice_id().to_string());
+    let (samples, words) = prepared.timed(&state).await?;
     let duration = samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
-    let audio = super::formats::encode(&state, checked.format, samples).await?;
+    let audio = crate::ops::encode::encode(&state, format, samples).await?;
     Ok(Json(TimedSynthesis {
         audio_base64: base64::engine::general_purpose::STANDARD.encode(audio),
-        content_type: checked.format.media_type().to_string(),
+        content_type: format.media_type().to_string(),
         duration_seconds: ms(duration),
-        characters_synthesized: checked.chars,
+        characters_synthesized: chars,
         voice_id,
-        alignment: alignment::written(&request.text, &words).into(),
+        alignment: alignment::written(&text, &words).into(),
         normalized_alignment: alignment::normalized(&words).into(),
         words: words
             .into_iter()

@@ -10,11 +10,9 @@ use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap, StatusCode};
 
-use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use super::AppState;
-use crate::audio::{self, Audio16k, DecodeLimits};
-use std::sync::Arc;
+use crate::audio::{Audio16k, DecodeLimits};
 
 /// Longest value of a text field, in bytes.
 const FIELD_LIMIT: usize = 4 * 1024;
@@ -313,23 +311,6 @@ pub fn require_audio(form: &mut Form) -> Result<FilePart, ApiError> {
     Ok(audio)
 }
 
-/// How long decoding an upload or encoding an answer waits for a permit before the answer is 503 `server_busy`.
-const CODEC_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// A permit for audio codec work (decoding an upload, encoding an answer): at most one per core runs at once,
-/// so memory and CPU stay bounded however many requests arrive. 503 `server_busy` (`busy` its detail) when none
-/// frees up in time.
-pub async fn codec_permit(
-    state: &AppState,
-    busy: &'static str,
-) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
-    tokio::time::timeout(CODEC_WAIT, Arc::clone(&state.decoders).acquire_owned())
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .ok_or_else(|| ApiError::new(ErrorCode::ServerBusy, busy))
-}
-
 /// Decode an upload to 16 kHz mono off the async threads, once admitted (at most one decode per core runs at
 /// once, so memory and CPU stay bounded however many uploads arrive); undecodable audio is 422.
 pub async fn decode_audio(state: &AppState, form: &mut Form) -> Result<Audio16k, ApiError> {
@@ -343,12 +324,5 @@ pub async fn decode_audio_within(
     limits: DecodeLimits,
 ) -> Result<Audio16k, ApiError> {
     let bytes = require_audio(form)?.bytes;
-    let permit = codec_permit(state, "every audio decoder is busy; retry shortly").await?;
-    tokio::task::spawn_blocking(move || {
-        let _admitted = permit;
-        audio::load_16k(&bytes, &limits)
-    })
-    .await
-    .map_err(|_| ApiError::unprocessable("the audio could not be decoded"))?
-    .map_err(|e| ApiError::unprocessable(e.to_string()))
+    state.decode(bytes, limits).await
 }

@@ -2,12 +2,12 @@
 
 use super::codes::ErrorCode;
 use super::ApiError;
-use crate::actors::jobs::JobsError;
-use crate::actors::tts::SynthesisError;
 use crate::actors::agent::AgentError;
 use crate::actors::asr::RecognitionError;
 use crate::actors::clone::CloneError;
 use crate::actors::dialogue::{SessionError, TurnError};
+use crate::actors::jobs::JobsError;
+use crate::actors::tts::SynthesisError;
 use crate::actors::ActorError;
 use crate::asr::AsrError;
 use crate::clone::profile::ProfileError;

@@ -88,4 +88,3 @@ impl ApiError {
         Self::new(ErrorCode::InsufficientStorage, detail)
     }
 }
-

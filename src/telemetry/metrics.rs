@@ -51,6 +51,8 @@ pub const JOBS: &str = "sauti_jobs_total";
 /// Work stopped because its caller went away or its deadline passed, by actor (`encoder`: the decoding and
 /// encoding of a non-streamed answer in another audio format).
 pub const CANCELLED_WORK: &str = "sauti_cancelled_work_total";
+/// What the operations used, by kind (`tts_characters`, `asr_seconds`, `clone_seconds`, `agent_turns`).
+pub const USAGE: &str = "sauti_usage_total";
 /// Connections open now.
 pub const CONNECTIONS_OPEN: &str = "sauti_http_connections_open";
 /// Connections refused because `server.max_connections` were open.

@@ -292,8 +292,22 @@ impl VoiceRegistry {
             .map(|e| &e.info)
     }
 
-    /// The synthesizer of a voice: `None` for an unknown voice, `Err(reason)` for an inactive one. Cloned
-    /// voices are found whoever owns them: callers check ownership with [`Self::get_for`] first.
+    /// The synthesizer of a voice as `owner` may use it: one of the server's voices, or a cloned voice of
+    /// `owner`'s. `None` for a voice unknown to `owner` (another key's cloned voice is unknown to it),
+    /// `Err(reason)` for an inactive one. The TtsActor speaks only through this, so ownership holds whichever
+    /// path asked.
+    pub fn synthesizer_for(
+        &self,
+        owner: &str,
+        voice_id: &str,
+    ) -> Option<Result<Arc<dyn Synthesizer>, String>> {
+        self.get_for(owner, voice_id)?;
+        self.synthesizer(voice_id)
+    }
+
+    /// The synthesizer of a voice, whoever owns it: `None` for an unknown voice, `Err(reason)` for an
+    /// inactive one. For the server's own work on voices (cloning over a base voice); requests go through
+    /// [`Self::synthesizer_for`].
     pub fn synthesizer(&self, voice_id: &str) -> Option<Result<Arc<dyn Synthesizer>, String>> {
         self.entries
             .iter()

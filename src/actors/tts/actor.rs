@@ -81,7 +81,7 @@ impl Actor for TtsActor {
             cancel,
             reply,
         } = message;
-        let synthesizer = match state.voices.synthesizer(&voice_id) {
+        let synthesizer = match state.voices.synthesizer_for(&owner, &voice_id) {
             None => {
                 let _ = reply.send(Err(SynthesisError::UnknownVoice(voice_id)));
                 return Ok(());

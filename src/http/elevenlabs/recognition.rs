@@ -112,8 +112,15 @@ pub async fn convert(
             )))
         }
     };
-    let (transcript, seconds) =
-        recognise(&state, &caller, &mut form, language, Task::Transcribe).await?;
+    let heard = recognise(
+        &state,
+        &caller,
+        &mut form,
+        language.into(),
+        Task::Transcribe,
+    )
+    .await?;
+    let (transcript, seconds) = (heard.transcript, heard.duration_seconds);
     Ok(Json(ElevenTranscript {
         language_code: three_letter(language),
         language_probability: 1.0,

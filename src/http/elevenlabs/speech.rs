@@ -13,10 +13,11 @@ use crate::http::auth::Caller;
 use crate::http::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::http::problem::ApiError;
 use crate::http::AppState;
+use crate::ops::speech::Speak;
 use crate::tts::VoiceSettings;
 
 /// Longest `text` of one request.
-pub const MAX_TEXT_CHARS: usize = 5_000;
+pub use crate::ops::text::TTS_MAX_CHARS as MAX_TEXT_CHARS;
 
 /// The query of the speech paths.
 // The members with no effect are read (so their types are checked) and otherwise unused.
@@ -85,17 +86,18 @@ pub struct ElevenSpeechRequest {
     pub pronunciation_dictionary_locators: Option<Vec<Locator>>,
 }
 
-/// A speech request checked (everything a client can get wrong, before any work).
+/// A checked request: the synthesis, and the dialect's answer format and text.
 pub struct Prepared {
-    /// The text to speak.
-    pub text: String,
-    /// The format to answer in.
+    /// The synthesis.
+    pub speech: crate::ops::speech::Prepared,
+    /// The audio format of the answer.
     pub format: OutputFormat,
-    settings: VoiceSettings,
-    lexicon: Option<std::sync::Arc<crate::tts::lexicon::Lexicon>>,
+    /// The text as sent (the timed answers align their characters with it).
+    pub text: String,
 }
 
-/// Check `request` for `voice_id`.
+/// ElevenLabs' speech request as the synthesis operation takes it: its model and language are ones sauti
+/// speaks, its `speed` becomes the speaking rate; then the operation checks the rest.
 pub async fn prepare(
     state: &AppState,
     caller: &Caller,
@@ -103,13 +105,6 @@ pub async fn prepare(
     query: SpeechQuery,
     request: ElevenSpeechRequest,
 ) -> Result<Prepared, ApiError> {
-    if !state.has_voice(&caller.key_id, voice_id).await {
-        return Err(ApiError::not_found(format!(
-            "voice {voice_id:?} not found; GET /elevenlabs/v1/voices lists the voices"
-        )));
-    }
-    let text = request.text;
-    crate::http::speech::check_speakable("text", &text, MAX_TEXT_CHARS)?;
     check_model(request.model_id.as_deref(), Kind::Speech)?;
     if let Some(language) = request.language_code.as_deref() {
         if super::two_letter(language) != Some("sw") {
@@ -126,93 +121,27 @@ pub async fn prepare(
             .map_err(ApiError::unprocessable)?,
         ..VoiceSettings::default()
     };
-    settings.validate()?;
-    let locators = request
-        .pronunciation_dictionary_locators
-        .unwrap_or_default();
-    let rules = state
-        .dictionaries
-        .rules_for(&caller.key_id, &locators)
-        .await?;
-    let lexicon = state
-        .dictionaries
-        .reading(rules, &text, MAX_TEXT_CHARS)
-        .await?;
-    Ok(Prepared {
-        text,
-        format,
+    let text = request.text.clone();
+    let speak = Speak {
+        owner: caller.key_id.to_string(),
+        voice_id: voice_id.to_string(),
+        text: request.text,
+        field: "text",
+        max_chars: MAX_TEXT_CHARS,
         settings,
-        lexicon,
+        locators: request
+            .pronunciation_dictionary_locators
+            .unwrap_or_default(),
+        voices_at: "/elevenlabs/v1/voices",
+    };
+    let speech = state.prepare_speech(speak).await?;
+    Ok(Prepared {
+        speech,
+        format,
+        text,
     })
 }
 
-impl Prepared {
-    /// The speech, encoded.
-    pub async fn speak(
-        self,
-        state: &AppState,
-        caller: &Caller,
-        voice_id: &str,
-    ) -> Result<Vec<u8>, ApiError> {
-        let samples = state
-            .graph
-            .tts
-            .synthesize(
-                &caller.key_id,
-                voice_id,
-                &self.text,
-                self.settings,
-                self.lexicon,
-            )
-            .await?;
-        crate::http::formats::encode(state, self.format, samples).await
-    }
-
-    /// The speech as a stream, its first piece made (with word times when `timed`).
-    pub async fn open(
-        &self,
-        state: &AppState,
-        caller: &Caller,
-        voice_id: &str,
-        timed: bool,
-    ) -> Result<crate::http::streaming::Opened, ApiError> {
-        let request = crate::http::streaming::StreamRequest {
-            owner: &caller.key_id,
-            voice_id,
-            text: &self.text,
-            settings: self.settings,
-            lexicon: self.lexicon.clone(),
-            timed,
-        };
-        crate::http::streaming::open(state, request).await
-    }
-
-    /// The speech, encoded, and when each word was spoken.
-    pub async fn speak_timed(
-        self,
-        state: &AppState,
-        caller: &Caller,
-        voice_id: &str,
-    ) -> Result<(Vec<u8>, Vec<crate::tts::SpokenWord>), ApiError> {
-        let (samples, words) = state
-            .graph
-            .tts
-            .synthesize_timed(
-                &caller.key_id,
-                voice_id,
-                &self.text,
-                self.settings,
-                self.lexicon,
-            )
-            .await?;
-        Ok((
-            crate::http::formats::encode(state, self.format, samples).await?,
-            words,
-        ))
-    }
-}
-
-/// `POST /elevenlabs/v1/text-to-speech/{voice_id}`.
 #[utoipa::path(post, path = "/elevenlabs/v1/text-to-speech/{voice_id}", operation_id = "elevenlabsConvert", tag = "elevenlabs",
     summary = "Text to speech (ElevenLabs-compatible)",
     description = "The audio itself, in `output_format`.",
@@ -238,7 +167,7 @@ pub async fn convert(
 ) -> Result<Response, ApiError> {
     let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
     let format = prepared.format;
-    let audio = prepared.speak(&state, &caller, &voice_id).await?;
+    let audio = prepared.speech.encoded(&state, format).await?;
     Ok(([(header::CONTENT_TYPE, format.media_type())], audio).into_response())
 }
 
@@ -269,8 +198,8 @@ pub async fn stream(
 ) -> Result<Response, ApiError> {
     let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
     let format = prepared.format;
-    let opened = prepared.open(&state, &caller, &voice_id, false).await?;
-    let chunks = crate::http::streaming::encoded(state, format, opened)?;
+    let opened = prepared.speech.stream(&state, false).await?;
+    let chunks = crate::ops::stream::encoded(&state, format, opened)?;
     Ok((
         [(header::CONTENT_TYPE, format.media_type())],
         crate::http::streaming::audio(chunks),

@@ -16,8 +16,8 @@ use super::speech::{prepare, ElevenSpeechRequest, SpeechQuery};
 use crate::http::auth::Caller;
 use crate::http::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::http::problem::ApiError;
-use crate::http::streaming::Chunk;
 use crate::http::AppState;
+use crate::ops::stream::Chunk;
 use crate::tts::alignment::{self, CharacterTimes};
 
 /// Characters and when each is spoken.
@@ -65,8 +65,9 @@ async fn timed(
     request: ElevenSpeechRequest,
 ) -> Result<AudioWithTimestamps, ApiError> {
     let prepared = prepare(state, caller, voice_id, query, request).await?;
-    let text = prepared.text.clone();
-    let (audio, words) = prepared.speak_timed(state, caller, voice_id).await?;
+    let (text, format) = (prepared.text, prepared.format);
+    let (samples, words) = prepared.speech.timed(state).await?;
+    let audio = crate::ops::encode::encode(state, format, samples).await?;
     Ok(AudioWithTimestamps {
         audio_base64: base64::engine::general_purpose::STANDARD.encode(audio),
         alignment: alignment::written(&text, &words).into(),
@@ -182,8 +183,8 @@ pub async fn stream(
         seconds: 0.0,
         last_end: None,
     };
-    let opened = prepared.open(&state, &caller, &voice_id, true).await?;
-    let chunks = crate::http::streaming::encoded(state, format, opened)?;
+    let opened = prepared.speech.stream(&state, true).await?;
+    let chunks = crate::ops::stream::encoded(&state, format, opened)?;
     let lines = chunks.filter_map(move |chunk| {
         let line = chunk
             .map(|chunk| aligner.line(chunk))

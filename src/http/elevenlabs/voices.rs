@@ -7,14 +7,13 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::clone::display_name;
 use crate::http::auth::Caller;
 use crate::http::extract::{ApiPath, ApiQuery};
 use crate::http::problem::ApiError;
 use crate::http::upload::{self, ApiMultipart};
 use crate::http::AppState;
+use crate::ops::clone::CloneVoice;
 use crate::tts::catalog::{VoiceInfo, VoiceStatus};
 
 /// A voice as ElevenLabs describes one.
@@ -274,13 +273,6 @@ pub struct Added {
     requires_verification: bool,
 }
 
-/// Seconds of silence put between the clips of one clone.
-const CLIP_GAP_SECONDS: f32 = 0.3;
-/// Clips one clone takes at most (ElevenLabs takes 25).
-const MAX_CLIPS: usize = 25;
-/// Decoded audio one clone takes at most, over all its clips: the analysis keeps far less.
-const CLIPS_MAX_SECONDS: u64 = 10 * 60;
-
 /// `POST /elevenlabs/v1/voices/add`: an instant clone from one or more `files`.
 #[utoipa::path(post, path = "/elevenlabs/v1/voices/add", operation_id = "elevenlabsAddVoice", tag = "elevenlabs",
     summary = "Instant voice clone (ElevenLabs-compatible)",
@@ -305,48 +297,20 @@ pub async fn add(
     upload::check_declared_length_of(&headers, limit, "audio")?;
     let fields = ["name", "description", "labels", "remove_background_noise"];
     let mut form = upload::read_form_many(multipart, ("files", "audio"), limit, &fields).await?;
-    let name = display_name(form.field("name"));
-    let consent = form.field("description").map(str::to_string);
-    if form.more.len() >= MAX_CLIPS {
-        return Err(ApiError::unprocessable(format!(
-            "at most {MAX_CLIPS} `files` make one voice"
-        )));
-    }
-    let mut digest = Sha256::new();
-    let mut samples: Vec<f32> = Vec::new();
-    let mut rest = std::mem::take(&mut form.more).into_iter();
-    let budget = std::time::Duration::from_secs(CLIPS_MAX_SECONDS);
-    let rate = crate::audio::SAMPLE_RATE as usize;
-    loop {
-        if let Some(file) = &form.file {
-            digest.update(&file.bytes);
-        }
-        // Each clip may use what the clips before it left of the request's budget of decoded audio.
-        let used = std::time::Duration::from_secs_f64((samples.len() / rate) as f64);
-        if used >= budget {
-            return Err(ApiError::unprocessable(format!(
-                "the files hold more than {} minutes of audio together; send less",
-                CLIPS_MAX_SECONDS / 60
-            )));
-        }
-        let limits = crate::audio::DecodeLimits {
-            max_duration: budget - used,
-        };
-        let clip = upload::decode_audio_within(&state, &mut form, limits).await?;
-        if !samples.is_empty() {
-            samples.resize(
-                samples.len() + (CLIP_GAP_SECONDS * rate as f32) as usize,
-                0.0,
-            );
-        }
-        samples.extend_from_slice(&clip.samples);
-        match rest.next() {
-            Some(next) => form.file = Some(next),
-            None => break,
-        }
-    }
-    let summary =
-        crate::http::cloning::store(&state, &caller, name, consent, samples, digest).await?;
+    let recordings = std::iter::once(upload::require_audio(&mut form))
+        .chain(std::mem::take(&mut form.more).into_iter().map(|file| {
+            form.file = Some(file);
+            upload::require_audio(&mut form)
+        }))
+        .map(|file| file.map(|f| f.bytes))
+        .collect::<Result<Vec<_>, _>>();
+    let request = CloneVoice {
+        owner: caller.key_id.to_string(),
+        name: form.field("name").map(str::to_string),
+        consent: form.field("description").map(str::to_string),
+        recordings,
+    };
+    let summary = state.clone_voice(request).await?;
     Ok(Json(Added {
         voice_id: summary.voice_id,
         requires_verification: false,

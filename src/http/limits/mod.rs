@@ -14,10 +14,10 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use super::auth::{Caller, KeyMemo, KeyRing};
-use crate::problem::codes::ErrorCode;
 use super::problem::ApiError;
 use crate::actors::realtime::TurnRefused;
 use crate::config::{LimitSettings, RedisUnreachable};
+use crate::problem::codes::ErrorCode;
 use crate::telemetry::request_scope;
 
 mod bucket;

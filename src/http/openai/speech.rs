@@ -11,10 +11,11 @@ use crate::http::auth::Caller;
 use crate::http::extract::ApiJson;
 use crate::http::problem::ApiError;
 use crate::http::AppState;
+use crate::ops::speech::Speak;
 use crate::tts::VoiceSettings;
 
 /// Longest `input` (OpenAI's own limit).
-pub const MAX_INPUT_CHARS: usize = 4_096;
+pub use crate::ops::text::OPENAI_MAX_INPUT_CHARS as MAX_INPUT_CHARS;
 
 /// A voice by id, as a string or `{"id": …}`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -57,6 +58,7 @@ pub struct SpeechRequest {
     #[schema(example = 1.0, minimum = 0.25, maximum = 4.0)]
     speed: Option<f64>,
     /// Accepted and ignored: sauti's voices take no spoken instructions.
+    #[allow(dead_code)]
     #[serde(default)]
     instructions: Option<String>,
     /// `audio` (the default) only.
@@ -89,13 +91,6 @@ pub async fn create(
     let voice_id = match request.voice {
         VoiceRef::Id(id) | VoiceRef::Object { id } => id,
     };
-    if !state.has_voice(&caller.key_id, &voice_id).await {
-        return Err(ApiError::not_found(format!(
-            "voice {voice_id:?} not found; GET /v1/voices lists the voices"
-        )));
-    }
-    let text = request.input;
-    crate::http::speech::check_speakable("input", &text, MAX_INPUT_CHARS)?;
     let format = OutputFormat::openai(request.response_format.as_deref().unwrap_or("mp3"))
         .map_err(ApiError::unprocessable)?;
     if let Some(other) = request.stream_format.filter(|f| f != "audio") {
@@ -103,18 +98,25 @@ pub async fn create(
             "`stream_format` {other:?} is not offered; omit it or send \"audio\""
         )));
     }
-    let speed = crate::tts::speaking_rate_of(request.speed.unwrap_or(1.0), "speed")
+    let speaking_rate = crate::tts::speaking_rate_of(request.speed.unwrap_or(1.0), "speed")
         .map_err(ApiError::unprocessable)?;
-    let settings = VoiceSettings {
-        speaking_rate: speed,
-        ..VoiceSettings::default()
+    let speak = Speak {
+        owner: caller.key_id.to_string(),
+        voice_id,
+        text: request.input,
+        field: "input",
+        max_chars: MAX_INPUT_CHARS,
+        settings: VoiceSettings {
+            speaking_rate,
+            ..VoiceSettings::default()
+        },
+        locators: Vec::new(),
+        voices_at: "/v1/voices",
     };
-    let _ = request.instructions;
-    let samples = state
-        .graph
-        .tts
-        .synthesize(&caller.key_id, &voice_id, &text, settings, None)
+    let audio = state
+        .prepare_speech(speak)
+        .await?
+        .encoded(&state, format)
         .await?;
-    let audio = crate::http::formats::encode(&state, format, samples).await?;
     Ok(([(header::CONTENT_TYPE, format.media_type())], audio).into_response())
 }

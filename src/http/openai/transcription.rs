@@ -14,9 +14,10 @@ use crate::asr::captions::Captions;
 use crate::asr::{Segment, Task, Transcript, Word};
 use crate::http::auth::Caller;
 use crate::http::problem::ApiError;
-use crate::http::recognition::{language, recognise};
+use crate::http::recognition::recognise;
 use crate::http::upload::{self, ApiMultipart};
 use crate::http::AppState;
+use crate::ops::transcribe::language;
 
 /// The form fields read (others, such as `chunking_strategy`, are read past).
 const FIELDS: [&str; 6] = [
@@ -226,7 +227,8 @@ async fn answer_form(
             .filter(|t| (0.0..=1.0).contains(t))
             .ok_or_else(|| ApiError::unprocessable("`temperature` must be a number from 0 to 1"))?;
     }
-    let (transcript, seconds) = recognise(state, caller, &mut form, &language, task).await?;
+    let heard = recognise(state, caller, &mut form, language.clone(), task).await?;
+    let (transcript, seconds) = (heard.transcript, heard.duration_seconds);
     let written = match task {
         Task::Transcribe => language.as_str(),
         Task::Translate => "en",

@@ -69,17 +69,13 @@ impl Wire for ConvAi {
             };
         }
         match message.get("type").and_then(Value::as_str) {
-            Some("user_message") => match message.get("text").and_then(Value::as_str) {
-                Some(text)
-                    if !text.trim().is_empty() && text.chars().count() <= self.max_text_chars =>
-                {
-                    Taken::Messages(vec![Inbound::UserMessage(text.to_string())])
+            Some("user_message") => {
+                let text = message.get("text").and_then(Value::as_str).unwrap_or_default();
+                match crate::ops::text::utterance("text", text, self.max_text_chars) {
+                    Ok(_) => Taken::Messages(vec![Inbound::UserMessage(text.to_string())]),
+                    Err(problem) => refused(format!("user_message: {}", problem.detail)),
                 }
-                _ => refused(format!(
-                    "user_message needs a text of 1 to {} characters",
-                    self.max_text_chars
-                )),
-            },
+            }
             Some(
                 "pong"
                 | "user_activity"

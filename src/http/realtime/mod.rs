@@ -29,13 +29,13 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::auth::Caller;
-use crate::problem::codes::ErrorCode;
 use super::extract::ApiQuery;
 use super::problem::ApiError;
 use super::AppState;
-use crate::actors::dialogue::TurnRequest;
-use crate::actors::realtime::{self, SeatError, Services, SessionOptions, TurnGate, TurnRefused};
+use crate::actors::realtime::{SessionOptions, TurnGate, TurnRefused};
 use crate::audio::output::OutputFormat;
+use crate::ops::realtime::OpenSession;
+use crate::problem::codes::ErrorCode;
 use input::InputFormat;
 
 /// The paths that take `?token=` in place of a key.
@@ -125,45 +125,18 @@ async fn check(
     query: RealtimeQuery,
     format: OutputFormat,
 ) -> Result<Checked, ApiError> {
-    let voice_id = query
-        .voice_id
-        .unwrap_or_else(|| state.settings.tts.agent_voice.clone());
-    if !state.has_voice(&caller.key_id, &voice_id).await {
-        return Err(ApiError::not_found(format!(
-            "voice_id {voice_id:?} not found"
-        )));
-    }
     let input = InputFormat::named(query.input_format.as_deref().unwrap_or("pcm_16000"))
         .map_err(ApiError::unprocessable)?;
-    let settings = &state.settings.realtime;
-    let end_of_turn = query.end_of_turn_ms.unwrap_or(settings.end_of_turn_ms);
-    let (lo, hi) = crate::config::END_OF_TURN_RANGE_MS;
-    if !(lo..=hi).contains(&end_of_turn) {
-        return Err(ApiError::unprocessable(format!(
-            "`end_of_turn_ms` must be between {lo} and {hi}"
-        )));
-    }
-    state
-        .graph
-        .dialogue
-        .check(TurnRequest {
-            owner: caller.key_id.to_string(),
-            scenario: query.scenario.clone(),
-            session_id: query.session_id.clone(),
-            text: String::new(),
-        })
-        .await?;
+    let open = OpenSession {
+        owner: caller.key_id.to_string(),
+        scenario: query.scenario,
+        voice_id: query.voice_id,
+        session_id: query.session_id,
+        end_of_turn_ms: query.end_of_turn_ms,
+        format,
+    };
     Ok(Checked {
-        options: SessionOptions {
-            owner: caller.key_id.to_string(),
-            scenario: query.scenario,
-            session_id: query.session_id,
-            voice_id,
-            end_of_turn: Duration::from_millis(end_of_turn),
-            format,
-            idle: Duration::from_secs(settings.idle_seconds),
-            max_duration: Duration::from_secs(settings.max_session_seconds),
-        },
+        options: state.check_session(open).await?,
         input,
         // A key in the headers is what authenticated the request; the token only when there is none.
         token: query
@@ -172,7 +145,8 @@ async fn check(
     })
 }
 
-/// Accept the socket for a checked session: recognition must be there and a seat free.
+/// Accept the socket for a checked session: recognition must be there and a seat free (on this replica, and
+/// among the key's sessions on every replica when those are counted).
 async fn accept(
     state: AppState,
     checked: Checked,
@@ -180,41 +154,24 @@ async fn accept(
     wire: impl FnOnce(InputFormat) -> Box<dyn socket::Wire>,
 ) -> Result<Response, ApiError> {
     let upgrade = upgrade.map_err(|e| {
-        ApiError::new(
-            ErrorCode::UpgradeRequired,
-            format!("this path speaks WebSocket: open it with a WebSocket client ({e})"),
-        )
+        let detail = format!("this path speaks WebSocket: open it with a WebSocket client ({e})");
+        ApiError::new(ErrorCode::UpgradeRequired, detail)
     })?;
-    state.graph.asr.ensure_available().await?;
     let owner = &checked.options.owner;
-    let mut seat = state.seats.take(owner).map_err(|error| match error {
-        SeatError::KeyFull(_) => ApiError::rate_limited(error.to_string(), 5),
-        SeatError::ServerFull(_) => ApiError::new(ErrorCode::ServerBusy, error.to_string()),
-    })?;
-    // With shared limits, the key's sessions are also counted across the replicas.
+    let mut seat = state.seat_for(owner).await?;
     let max_per_key = state.settings.realtime.max_sessions_per_key;
     if let Some(shared) = state.limits.realtime_seat(owner, max_per_key).await? {
         seat.also_hold(shared);
     }
     if let Some(token) = &checked.token {
-        state
-            .keys
-            .tokens
+        let tokens = &state.keys.tokens;
+        tokens
             .spend(token)
             .map_err(|e| ApiError::unauthorized(e.to_string()))?;
     }
-    let services = Services {
-        asr: state.graph.asr.clone(),
-        dialogue: state.graph.dialogue.clone(),
-        tts: state.graph.tts.clone(),
-        gate: Arc::new(TurnLimits(Arc::clone(&state.limits))),
-    };
-    let (out, events) = tokio::sync::mpsc::channel(realtime::OUTBOUND_QUEUE);
-    let session = realtime::start(services, checked.options, out)
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::ServiceUnavailable, e))?;
-    let wire = wire(checked.input);
-    let stopping = state.stopping.clone();
+    let gate = Arc::new(TurnLimits(Arc::clone(&state.limits)));
+    let (session, events) = state.start_session(checked.options, gate).await?;
+    let (wire, stopping) = (wire(checked.input), state.stopping.clone());
     let bounds = socket::Bounds {
         decoders: Arc::clone(&state.decoders),
         audio_ahead: Duration::from_secs(state.settings.realtime.max_audio_ahead_seconds),

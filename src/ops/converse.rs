@@ -1,0 +1,97 @@
+//! A turn with the voice agent, typed or spoken. Every check a caller can act on comes before any audio is
+//! decoded or heard: the voice (404), what was said (422), the dictionaries, the scenario and session.
+
+use std::sync::Arc;
+
+use super::usage::{self, Usage};
+use super::Service;
+use crate::actors::agent::{AgentRequest, AgentTurn, Speech};
+use crate::actors::dialogue::TurnRequest;
+use crate::audio::output::OutputFormat;
+use crate::dictionaries::Locator;
+use crate::problem::ApiError;
+
+/// A turn, as any protocol states it.
+pub struct Converse {
+    /// The key asking.
+    pub owner: String,
+    /// The scenario; `None`: the session's own, or the default.
+    pub scenario: Option<String>,
+    /// The reply's voice; `None`: the agent's voice.
+    pub voice_id: Option<String>,
+    /// The session to continue.
+    pub session_id: Option<String>,
+    /// The caller's pronunciation dictionaries, read over the reply.
+    pub locators: Vec<Locator>,
+    /// The reply's audio format.
+    pub format: OutputFormat,
+}
+
+impl Service {
+    /// A typed turn: `text` is what the caller says.
+    pub async fn converse_text(
+        &self,
+        turn: Converse,
+        text: String,
+    ) -> Result<(AgentRequest, AgentTurn), ApiError> {
+        super::text::utterance("text", &text, self.settings.dialogue.max_text_chars)?;
+        let mut request = self.agent_request(turn).await?;
+        request.text = text;
+        let answer = self.graph.agent.converse(request.clone()).await?;
+        usage::record(Usage::AgentTurn);
+        Ok((request, answer))
+    }
+
+    /// A spoken turn: `audio` is the upload (or why there is none), decoded and recognised once the scenario
+    /// and session are known to be right.
+    pub async fn converse_audio(
+        &self,
+        turn: Converse,
+        audio: Result<Vec<u8>, ApiError>,
+    ) -> Result<(AgentRequest, AgentTurn), ApiError> {
+        let request = self.agent_request(turn).await?;
+        self.graph
+            .dialogue
+            .check(TurnRequest {
+                owner: request.owner.clone(),
+                scenario: request.scenario.clone(),
+                session_id: request.session_id.clone(),
+                text: String::new(),
+            })
+            .await?;
+        let audio = self.decode(audio?, Default::default()).await?;
+        self.graph.asr.ensure_available().await?;
+        usage::record(Usage::RecognisedSeconds(audio.duration_seconds()));
+        let speech = Speech {
+            samples: Arc::new(audio.samples),
+            language: crate::asr::DEFAULT_LANGUAGE.to_string(),
+        };
+        let answer = self
+            .graph
+            .agent
+            .converse_audio(request.clone(), speech)
+            .await?;
+        usage::record(Usage::AgentTurn);
+        Ok((request, answer))
+    }
+
+    /// The agent's request for `turn`: its voice checked (the agent's voice when none is named) and its
+    /// dictionaries read.
+    async fn agent_request(&self, turn: Converse) -> Result<AgentRequest, ApiError> {
+        let voice_id = (turn.voice_id).unwrap_or_else(|| self.settings.tts.agent_voice.clone());
+        self.voice_of(&turn.owner, &voice_id, "/v1/voices").await?;
+        let pronunciation = self
+            .dictionaries
+            .resolve(&turn.owner, &turn.locators)
+            .await?;
+        Ok(AgentRequest {
+            owner: turn.owner,
+            scenario: turn.scenario,
+            session_id: turn.session_id,
+            text: String::new(),
+            voice_id,
+            pronunciation,
+            format: turn.format,
+        })
+    }
+}
