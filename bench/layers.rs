@@ -160,23 +160,23 @@ fn per_request<F: std::future::Future<Output = axum::response::Response>>(
 }
 
 /// The guard for the in-process runs: the bench key, limits that never refuse.
-fn bench_guard() -> sauti::http::limits::Guard {
+fn bench_guard() -> sauti::http::transport::limits::Guard {
     let settings = sauti::config::LimitSettings {
         default_per_minute: 1_000_000_000,
         ..Default::default()
     };
-    sauti::http::limits::Guard {
-        keys: sauti::http::auth::KeyRing::new(
+    sauti::http::transport::limits::Guard {
+        keys: sauti::http::transport::auth::KeyRing::new(
             &[KEY.to_string()],
             &sauti::storage::KeySecret::random(),
         ),
-        limits: Arc::new(sauti::http::limits::RateLimits::new(&settings)),
+        limits: Arc::new(sauti::http::transport::limits::RateLimits::new(&settings)),
     }
 }
 
 fn inside(body: Arc<Vec<u8>>) {
-    use sauti::http::edge::{Front, Parts};
-    use sauti::http::problem::ProblemBase;
+    use sauti::http::transport::edge::{Front, Parts};
+    use sauti::http::transport::problem::ProblemBase;
     use sauti::telemetry::metrics::Routes;
 
     sauti::telemetry::metrics::install();
@@ -195,7 +195,7 @@ fn inside(body: Arc<Vec<u8>>) {
         routes: Routes::new(sauti::http::openapi_document().paths.paths.keys().cloned()),
         guard: bench_guard(),
         body_timeout: Duration::from_secs(30),
-        cors: sauti::http::cors::Cors::Off,
+        cors: sauti::http::transport::cors::Cors::Off,
     });
     let alone = per_request(&runtime, |request| {
         let bare = bare.clone();
@@ -252,15 +252,15 @@ fn per_call(mut work: impl FnMut()) -> f64 {
 
 /// The parts of the edge and the guard, each on its own.
 fn components() {
-    use sauti::http::auth::KeyRing;
+    use sauti::http::transport::auth::KeyRing;
     use sauti::telemetry::metrics::Routes;
     let keys = KeyRing::new(&[KEY.to_string()], &sauti::storage::KeySecret::random());
     let routes = Routes::new(sauti::http::openapi_document().paths.paths.keys().cloned());
     let route = routes.index_of("/v1/voices");
     let guard = bench_guard();
     let request = voices_request();
-    let memo = sauti::http::auth::KeyMemo::default();
-    let guard_memo = sauti::http::limits::ConnectionMemo::default();
+    let memo = sauti::http::transport::auth::KeyMemo::default();
+    let guard_memo = sauti::http::transport::limits::ConnectionMemo::default();
     let id = axum::http::HeaderValue::from_static("0b4f2c1e-8d6a-4e3b-9f21-7c5d8e9a0b1c");
     let rows: [(&str, f64); 9] = [
         (
@@ -278,7 +278,7 @@ fn components() {
         (
             "guard: authentication, the rate limit and its three headers",
             per_call(|| {
-                if let sauti::http::limits::Admission::Now(Ok((caller, allowance))) =
+                if let sauti::http::transport::limits::Admission::Now(Ok((caller, allowance))) =
                     guard.admit(&request, PEER.ip(), &guard_memo, &id)
                 {
                     let mut headers = axum::http::HeaderMap::new();
@@ -290,7 +290,7 @@ fn components() {
         (
             "request id: a new UUID as a header value",
             per_call(|| {
-                std::hint::black_box(sauti::http::edge::new_request_id());
+                std::hint::black_box(sauti::http::transport::edge::new_request_id());
             }),
         ),
         (

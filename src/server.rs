@@ -11,8 +11,8 @@ use crate::actors::dialogue::DialogueArgs;
 
 use crate::actors::supervisor::Graph;
 use crate::config::{ConfigError, Settings};
-use crate::http::auth::KeyRing;
-use crate::http::limits::{RateLimits, FORGET_EVERY};
+use crate::http::transport::auth::KeyRing;
+use crate::http::transport::limits::{RateLimits, FORGET_EVERY};
 use crate::http::{front, AppState, Shared};
 use crate::storage::{Storage, StorageError};
 use crate::tts::catalog::VoiceRegistry;
@@ -208,14 +208,14 @@ pub async fn serve(
         stopping.cancel();
     };
     let server = &settings.server;
-    let limits = crate::http::listen::ConnectionLimits {
+    let limits = crate::http::transport::listen::ConnectionLimits {
         header_timeout: Duration::from_secs(server.header_timeout_seconds),
         idle_timeout: Duration::from_secs(server.idle_timeout_seconds),
         write_timeout: Duration::from_secs(server.write_timeout_seconds),
         max_connections: server.max_connections,
         shutdown_grace: Duration::from_secs(server.shutdown_grace_seconds),
     };
-    let result = crate::http::listen::serve(listener, app, limits, shutdown).await;
+    let result = crate::http::transport::listen::serve(listener, app, limits, shutdown).await;
 
     housekeeping.abort();
     if db.shared() {

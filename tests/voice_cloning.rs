@@ -248,6 +248,15 @@ fn a_cloned_voice_speaks_on_every_path_of_every_replica_and_is_refused_there_onc
                 "{name}: {}",
                 String::from_utf8_lossy(&used.body)
             );
+            if name == "agent" {
+                // The reply is spoken in the cloned voice.
+                let turn = used.json();
+                assert_eq!(turn["voice_id"], id.as_str(), "{turn}");
+                assert!(
+                    turn["audio_base64"].as_str().unwrap().len() > 1000,
+                    "{turn}"
+                );
+            }
         }
         let deleted = method(
             "DELETE",

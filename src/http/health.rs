@@ -77,7 +77,7 @@ pub async fn metrics(
             ))
         }
         Access::Key => {
-            let presented = super::auth::presented_key(&headers);
+            let presented = super::transport::auth::presented_key(&headers);
             if presented.and_then(|k| state.keys.authenticate(k)).is_none() {
                 return Err(ApiError::unauthorized(
                     "metrics need a valid API key in the xi-api-key header",

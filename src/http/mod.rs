@@ -1,35 +1,20 @@
 //! The HTTP API (spec: docs/swahili-speech-service.md, a copy of the contract; "spec §N" in comments is its
-//! section N). Handlers are thin: extract and validate, call one actor handle, map the result. [`router`] is
-//! built apart from `main` so tests can drive it directly.
+//! section N), in three layers: [`transport`] (listening, the edge, keys and rate limits, CORS, bodies and
+//! uploads, problem+json), [`native`] (the `/v1` API and its realtime sockets) and [`compat`] (the ElevenLabs
+//! and OpenAI dialects). A handler translates: its request into one operation of [`crate::ops`], the result
+//! into its answer. [`front`] is built apart from `main` so tests can drive it directly.
 
-mod agent;
-pub mod auth;
-mod cloning;
-pub mod coarse_clock;
-pub use crate::problem::codes;
-pub mod cors;
-mod dictionaries;
-mod download;
-pub mod edge;
-mod elevenlabs;
-mod extract;
-mod formats;
+pub mod compat;
 mod health;
-pub mod limits;
-pub mod listen;
-mod openai;
+pub mod native;
 pub mod openapi;
 mod playground;
-pub mod problem;
-mod ranges;
-pub mod realtime;
-mod recognition;
-mod speech;
-mod speech_stream;
-mod streaming;
-mod synthesis_body;
-pub mod upload;
-mod voices;
+pub mod transport;
+
+pub use crate::problem::codes;
+use compat::{elevenlabs, openai};
+use native::{agent, cloning, dictionaries, realtime, recognition, speech, speech_stream, voices};
+use transport::{cors, edge, problem};
 
 use std::sync::Arc;
 
@@ -40,9 +25,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::telemetry::metrics::Routes;
-use auth::KeyRing;
-use limits::{Guard, RateLimits};
 use problem::ProblemBase;
+use transport::auth::KeyRing;
+use transport::limits::{Guard, RateLimits};
 
 /// Largest JSON body accepted.
 pub(crate) const JSON_LIMIT: usize = 1024 * 1024;

@@ -273,7 +273,7 @@ pub fn finish(mut api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
                 operation.security = Some(Vec::new());
                 continue;
             }
-            if !super::edge::authenticated(path) {
+            if !super::transport::edge::authenticated(path) {
                 continue;
             }
             let has_body = operation.request_body.is_some();

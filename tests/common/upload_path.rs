@@ -8,8 +8,8 @@ use axum::body::Body;
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, StatusCode};
 use sauti::audio::{self, DecodeLimits};
-use sauti::http::problem::ApiError;
-use sauti::http::upload::{self, ApiMultipart};
+use sauti::http::transport::problem::ApiError;
+use sauti::http::transport::upload::{self, ApiMultipart};
 
 /// What a body that does not give audio may be answered: client errors only.
 pub const CLIENT_ERRORS: [StatusCode; 4] = [

@@ -8,7 +8,7 @@ use axum::extract::ws::Message;
 use libfuzzer_sys::fuzz_target;
 use sauti::actors::realtime::{Inbound, Outbound};
 use sauti::audio::output::OutputFormat;
-use sauti::http::realtime::wire::{ConvAi, InputFormat, Taken, Twilio, Wire, INPUT_FORMATS};
+use sauti::http::native::realtime::wire::{ConvAi, InputFormat, Taken, Twilio, Wire, INPUT_FORMATS};
 
 const MAX_TEXT: usize = 200;
 
