@@ -284,7 +284,11 @@ fn a_panic_in_synthesis_fails_that_request_alone_with_its_request_id() {
     assert_fault_answer(&unnamed, None);
     assert_audio(&speak(&server, "Karibu tena", "synthesis-5"));
     assert_eq!(faults_of(&server, "tts"), 2, "each fault is counted once");
-    assert_eq!(restarts_of(&server, "tts"), 0, "the actor was not restarted");
+    assert_eq!(
+        restarts_of(&server, "tts"),
+        0,
+        "the actor was not restarted"
+    );
     assert_eq!(get(&server.url("/readyz"), None).status, 200);
 }
 

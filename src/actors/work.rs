@@ -152,6 +152,31 @@ impl Drop for WorkSet {
     }
 }
 
+/// One task, owned by whoever holds this: stopped when it is dropped (or aborted); a panic is counted and logged.
+pub struct OwnedTask(tokio::task::JoinHandle<()>);
+
+impl OwnedTask {
+    /// Start `work` as `actor`'s.
+    pub fn spawn(actor: &'static str, work: impl Future<Output = ()> + Send + 'static) -> Self {
+        Self(tokio::spawn(async move {
+            if let Err(panic) = catch_unwind(work).await {
+                fault(actor, panic.as_ref());
+            }
+        }))
+    }
+
+    /// Stop the task at its next await.
+    pub fn abort(&self) {
+        self.0.abort();
+    }
+}
+
+impl Drop for OwnedTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Run `work` on this thread; a panic becomes [`ActorError::Faulted`] (counted and logged).
 pub fn catch<T>(actor: &'static str, work: impl FnOnce() -> T) -> Result<T, ActorError> {
     std::panic::catch_unwind(AssertUnwindSafe(work)).map_err(|panic| fault(actor, panic.as_ref()))
