@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
+use crate::actors::background::Background;
 use crate::actors::dialogue::DialogueArgs;
 
 use crate::actors::supervisor::Graph;
@@ -152,12 +153,13 @@ pub async fn serve(
         settings.realtime.max_sessions_per_key,
         settings.realtime.max_sessions,
     );
-    let housekeeping = spawn_housekeeping(
+    let background = start_background(
         keys.clone(),
         db.clone(),
         Arc::clone(&limits),
         Arc::clone(&voices),
         Arc::clone(&seats),
+        graph.jobs.waker(),
     );
     let stopping = tokio_util::sync::CancellationToken::new();
     let ops = crate::ops::Service {
@@ -217,7 +219,7 @@ pub async fn serve(
     };
     let result = crate::http::transport::listen::serve(listener, app, limits, shutdown).await;
 
-    housekeeping.abort();
+    background.stop().await;
     if db.shared() {
         // Other replicas take the running jobs up now rather than after their leases lapse; what this one
         // still finishes meanwhile is fenced out.
@@ -278,56 +280,95 @@ pub fn new_key() -> String {
     )
 }
 
-fn spawn_housekeeping(
+/// Start the background loops: key sync (with the idle rate-limit counters forgotten and the realtime sessions
+/// of revoked keys closed), cloned-voice sync and the job listener of a shared store. Each is started again
+/// should it panic or end.
+fn start_background(
     keys: KeyRing,
     db: Storage,
     limits: Arc<RateLimits>,
     voices: Arc<VoiceRegistry>,
     seats: Arc<crate::actors::realtime::Seats>,
-) -> tokio::task::JoinHandle<()> {
-    // Keys created or revoked with `sauti keys` (or on another replica) take effect within one tick: the keys
-    // are read again only when they changed since the last read, and in full once a minute regardless. With a
-    // shared store, cloned voices made or deleted on other replicas are taken up every other tick.
-    const TICK: Duration = Duration::from_secs(1);
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(TICK);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut since_forget = Duration::ZERO;
-        let mut ticks: u64 = 0;
-        loop {
-            tick.tick().await;
-            since_forget += TICK;
-            ticks += 1;
-            if db.shared() && ticks.is_multiple_of(2) {
-                match crate::clone::take_up(db.as_ref(), &voices, None).await {
-                    Ok(0) => {}
-                    Ok(changed) => {
-                        tracing::debug!(changed, "cloned voices of other replicas taken up")
-                    }
-                    Err(error) => tracing::warn!(%error, "could not read the cloned voices"),
+    jobs: crate::storage::JobsWaker,
+) -> Background {
+    let mut loops = Background::new();
+    let store = db.clone();
+    loops.spawn("key-sync", move || {
+        key_sync(
+            keys.clone(),
+            store.clone(),
+            Arc::clone(&limits),
+            Arc::clone(&seats),
+        )
+    });
+    if db.shared() {
+        let store = db.clone();
+        loops.spawn("voice-sync", move || {
+            voice_sync(store.clone(), Arc::clone(&voices))
+        });
+    }
+    if let Some(listener) = db.job_listener(Arc::clone(&jobs)) {
+        let mut first = Some(listener);
+        loops.spawn("job-listener", move || {
+            first
+                .take()
+                .or_else(|| db.job_listener(Arc::clone(&jobs)))
+                .unwrap_or_else(|| Box::pin(std::future::pending()))
+        });
+    }
+    loops
+}
+
+/// Keys created or revoked with `sauti keys` (or on another replica) take effect within one tick: the keys are
+/// read again only when they changed since the last read, and in full once a minute regardless.
+const KEY_TICK: Duration = Duration::from_secs(1);
+
+async fn key_sync(
+    keys: KeyRing,
+    db: Storage,
+    limits: Arc<RateLimits>,
+    seats: Arc<crate::actors::realtime::Seats>,
+) {
+    let mut tick = tokio::time::interval(KEY_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut since_forget = Duration::ZERO;
+    loop {
+        tick.tick().await;
+        since_forget += KEY_TICK;
+        let reloaded = if since_forget >= FORGET_EVERY {
+            limits.forget_idle();
+            since_forget = Duration::ZERO;
+            keys.refresh(db.as_ref()).await.map(|_| true)
+        } else {
+            keys.refresh_if_changed(db.as_ref()).await
+        };
+        match reloaded {
+            Ok(true) => {
+                tracing::debug!("API keys reloaded");
+                // The realtime sessions of a key revoked since are told to close.
+                let closed = seats.close_revoked(|owner| keys.holds(owner));
+                if closed > 0 {
+                    tracing::info!(keys = closed, "realtime sessions of revoked keys closed");
                 }
             }
-            let reloaded = if since_forget >= FORGET_EVERY {
-                limits.forget_idle();
-                since_forget = Duration::ZERO;
-                keys.refresh(db.as_ref()).await.map(|_| true)
-            } else {
-                keys.refresh_if_changed(db.as_ref()).await
-            };
-            match reloaded {
-                Ok(true) => {
-                    tracing::debug!("API keys reloaded");
-                    // The realtime sessions of a key revoked since are told to close.
-                    let closed = seats.close_revoked(|owner| keys.holds(owner));
-                    if closed > 0 {
-                        tracing::info!(keys = closed, "realtime sessions of revoked keys closed");
-                    }
-                }
-                Ok(false) => {}
-                Err(error) => tracing::warn!(%error, "could not reload API keys"),
-            }
+            Ok(false) => {}
+            Err(error) => tracing::warn!(%error, "could not reload API keys"),
         }
-    })
+    }
+}
+
+/// With a shared store, cloned voices made or deleted on other replicas are taken up every other second.
+async fn voice_sync(db: Storage, voices: Arc<VoiceRegistry>) {
+    let mut tick = tokio::time::interval(2 * KEY_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match crate::clone::take_up(db.as_ref(), &voices, None).await {
+            Ok(0) => {}
+            Ok(changed) => tracing::debug!(changed, "cloned voices of other replicas taken up"),
+            Err(error) => tracing::warn!(%error, "could not read the cloned voices"),
+        }
+    }
 }
 
 /// Install the SIGINT and SIGTERM handlers now and return a future that completes on the first of them. Installing

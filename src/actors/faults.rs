@@ -1,6 +1,12 @@
-//! Test-only fault injection (cargo feature `fault-injection`): with `SAUTI_FAULT_<ACTOR>_EVERY=N` in the
-//! environment (`TTS`, `ASR`, `DIALOGUE`, `CLONE`), that actor panics on every Nth message, so tests can watch the
-//! supervisor restart it. With `SAUTI_FAULT_JOB_ABORT=TEXT`, the process aborts (as an out-of-memory kill would
+//! Test-only fault injection (cargo feature `fault-injection`).
+//!
+//! Where the work runs: with `SAUTI_FAULT_<WORK>_EVERY=N` in the environment, every Nth piece of that work
+//! panics where it runs, so tests can watch the one request fail alone (see `actors::work`):
+//! `SYNTHESIS` (a synthesis request, on its worker thread), `RECOGNITION` (a recognition, on its worker
+//! thread), `TURN` (a dialogue turn) and `JOB` (a job run, which fails the job).
+//!
+//! In the actors themselves: with `SAUTI_FAULT_<ACTOR>_EVERY=N` (`TTS`, `ASR`, `DIALOGUE`, `CLONE`), that actor
+//! panics on every Nth message, so tests can watch the supervisor restart it. With `SAUTI_FAULT_JOB_ABORT=TEXT`, the process aborts (as an out-of-memory kill would
 //! end it) whenever a job whose text contains `TEXT` starts running, so tests can watch a job that stops the
 //! server on every start.
 
@@ -10,7 +16,8 @@ use std::sync::{Mutex, OnceLock};
 
 static COUNTERS: OnceLock<Mutex<HashMap<&'static str, (u64, AtomicU64)>>> = OnceLock::new();
 
-/// Panic if this is the Nth message to `actor` since start-up and N is configured for it.
+/// Panic if this is the Nth message to `actor` (or the Nth piece of work of that name) since start-up and N
+/// is configured for it.
 pub fn maybe_panic(actor: &'static str) {
     let counters = COUNTERS.get_or_init(Mutex::default);
     let every = {

@@ -9,11 +9,14 @@
 //! - [`agent`] — one voice-agent turn: (recognition,) dialogue, then speech.
 //! - [`clone`] — voice cloning: speaker analysis, storage and publication of cloned voices.
 //! - [`realtime`] — one actor per live voice-agent conversation: turn-taking, streamed replies, barge-in.
+//! - [`background`] — the service's background loops, started again when one panics or ends.
 //! - [`supervisor`] — spawning, restart budget, readiness.
+//! - [`work`] — the work each actor runs for its messages, owned by the actor; a panic fails one request.
 //! - [`fair`] — the worker threads synthesis and recognition run on, shared fairly between API keys.
 
 pub mod agent;
 pub mod asr;
+pub mod background;
 pub mod clone;
 pub mod dialogue;
 pub mod fair;
@@ -23,6 +26,7 @@ pub mod jobs;
 pub mod realtime;
 pub mod supervisor;
 pub mod tts;
+pub mod work;
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -42,6 +46,9 @@ pub enum ActorError {
     /// The actor died while handling this request.
     #[error("the {0} component failed while handling this request; try again")]
     Crashed(&'static str),
+    /// The work for this request panicked; the actor and other requests carry on.
+    #[error("the {0} component failed unexpectedly while working on this request; the request id finds it in the log")]
+    Faulted(&'static str),
     /// No answer in time.
     #[error("the {0} component did not answer in time")]
     Timeout(&'static str),

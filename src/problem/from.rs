@@ -23,6 +23,7 @@ impl From<ActorError> for ApiError {
             ActorError::Busy { retry_after, .. } => {
                 ApiError::new(ErrorCode::ServerBusy, detail).retry_after(retry_after)
             }
+            ActorError::Faulted(_) => ApiError::new(ErrorCode::InternalError, detail),
             ActorError::Restarting(_) | ActorError::Crashed(_) | ActorError::Timeout(_) => {
                 ApiError::new(ErrorCode::ServiceUnavailable, detail)
             }

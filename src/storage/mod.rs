@@ -28,7 +28,7 @@ pub use keys::{
 };
 pub use migrations::LATEST as SCHEMA_VERSION;
 pub use sessions::{SessionClaim, SessionLimits, SessionRecord};
-pub use store::{JobsWaker, Storage, Store};
+pub use store::{JobListener, JobsWaker, Storage, Store};
 pub use voices::ClonedVoiceRecord;
 
 /// Storage failures; the HTTP layer reports them as 503 (the service cannot do its job right now).

@@ -14,8 +14,11 @@ use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret
 /// A handle to the store the service was configured with; cheap to clone.
 pub type Storage = Arc<dyn Store>;
 
-/// What [`Store::watch_jobs`] calls when jobs may be waiting.
+/// What [`Store::job_listener`] calls when jobs may be waiting.
 pub type JobsWaker = Arc<dyn Fn() + Send + Sync>;
+
+/// A loop that listens for jobs queued by other processes, for the caller to run (and start again should it end).
+pub type JobListener = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 /// Everything durable. Each call is one transaction: a refusal or an error changes nothing.
 #[async_trait]
@@ -79,10 +82,11 @@ pub trait Store: Send + Sync + 'static {
     /// At shutdown: the jobs this process is running go back to the queue for another replica (or the next
     /// start), the start they were given taken back (a stop asked for is not held against a job); how many.
     async fn release_jobs(&self) -> Result<usize, StorageError>;
-    /// Call `wake` whenever another process may have queued a job (PostgreSQL's `LISTEN`); a store that only
-    /// this process writes has nothing to say.
-    fn watch_jobs(&self, wake: JobsWaker) {
+    /// A loop that calls `wake` whenever another process may have queued a job (PostgreSQL's `LISTEN`); none
+    /// for a store that only this process writes.
+    fn job_listener(&self, wake: JobsWaker) -> Option<JobListener> {
         drop(wake);
+        None
     }
     /// A running job's progress (0–1).
     async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError>;

@@ -41,6 +41,11 @@ pub const QUEUE_DEPTH: &str = "sauti_actor_queue_depth";
 pub const BUSY_REJECTIONS: &str = "sauti_actor_busy_rejections_total";
 /// Actor restarts, by actor.
 pub const ACTOR_RESTARTS: &str = "sauti_actor_restarts_total";
+/// Panics caught inside an actor's work (a synthesis, a recognition, a turn, a job run), by actor: each failed
+/// one request or job alone.
+pub const WORK_FAULTS: &str = "sauti_work_faults_total";
+/// Background loops (key and voice sync, the job listener) restarted after they panicked or ended, by loop.
+pub const BACKGROUND_RESTARTS: &str = "sauti_background_restarts_total";
 /// Requests refused with 429, by category.
 pub const RATE_LIMITED: &str = "sauti_rate_limited_total";
 /// Requests the shared rate limits (Redis) could not count: it failed, timed out, or failed moments before (each

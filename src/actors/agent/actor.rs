@@ -7,6 +7,7 @@ use super::{AgentError, AgentRequest, AgentTurn, Speech, Timings};
 use crate::actors::asr::AsrHandle;
 use crate::actors::dialogue::{DialogueHandle, TurnRequest};
 use crate::actors::tts::{SynthesisError, TtsHandle};
+use crate::actors::work::WorkSet;
 use crate::actors::ActorError;
 use crate::audio;
 use crate::tts::VoiceSettings;
@@ -35,37 +36,46 @@ pub struct AgentArgs {
     pub asr: AsrHandle,
 }
 
-/// Runs turns, each in its own task.
+/// Runs turns, each as the actor's own work.
 pub struct AgentActor;
+
+/// The AgentActor's state: what it was started with, and the turns it has running.
+pub struct AgentState {
+    args: AgentArgs,
+    work: WorkSet,
+}
 
 impl Actor for AgentActor {
     type Msg = ToAgentActor;
-    type State = AgentArgs;
+    type State = AgentState;
     type Arguments = AgentArgs;
 
     async fn pre_start(
         &self,
         _myself: ActorRef<Self::Msg>,
         args: AgentArgs,
-    ) -> Result<AgentArgs, ActorProcessingErr> {
-        Ok(args)
+    ) -> Result<AgentState, ActorProcessingErr> {
+        Ok(AgentState {
+            args,
+            work: WorkSet::new("agent"),
+        })
     }
 
     async fn handle(
         &self,
         _myself: ActorRef<Self::Msg>,
         message: Self::Msg,
-        state: &mut AgentArgs,
+        state: &mut AgentState,
     ) -> Result<(), ActorProcessingErr> {
         let ToAgentActor::Converse {
             request,
             speech,
             reply,
         } = message;
-        let state = state.clone();
-        tokio::spawn(async move {
-            let _ = reply.send(turn(&state, request, speech).await);
-        });
+        let args = state.args.clone();
+        state
+            .work
+            .answer(reply, async move { turn(&args, request, speech).await });
         Ok(())
     }
 }

@@ -7,6 +7,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::RecognitionError;
 use crate::actors::fair::WorkerPool;
+use crate::actors::work::{self, Tied, WorkSet};
 use crate::actors::{admit, ActorError};
 use crate::asr::{AsrError, Recognizer, Task, Transcript};
 use crate::cancel::Cancel;
@@ -45,27 +46,37 @@ pub struct AsrArgs {
 }
 
 /// Owns the recognizer; each admitted request waits in its key's queue for a recognition worker, so the mailbox
-/// never stalls and one key's uploads cannot hold every worker.
+/// never stalls and one key's uploads cannot hold every worker. The work it started is tied to it: when it
+/// stops, that work stops at its next window.
 pub struct AsrActor;
+
+/// The AsrActor's state: what it was started with, and the work it has running.
+pub struct AsrState {
+    args: AsrArgs,
+    work: WorkSet,
+}
 
 impl Actor for AsrActor {
     type Msg = ToAsrActor;
-    type State = AsrArgs;
+    type State = AsrState;
     type Arguments = AsrArgs;
 
     async fn pre_start(
         &self,
         _myself: ActorRef<Self::Msg>,
         args: AsrArgs,
-    ) -> Result<AsrArgs, ActorProcessingErr> {
-        Ok(args)
+    ) -> Result<AsrState, ActorProcessingErr> {
+        Ok(AsrState {
+            args,
+            work: WorkSet::new("asr"),
+        })
     }
 
     async fn handle(
         &self,
         _myself: ActorRef<Self::Msg>,
         message: Self::Msg,
-        state: &mut AsrArgs,
+        state: &mut AsrState,
     ) -> Result<(), ActorProcessingErr> {
         #[cfg(feature = "fault-injection")]
         crate::actors::faults::maybe_panic("asr");
@@ -73,6 +84,7 @@ impl Actor for AsrActor {
             ToAsrActor::Availability(reply) => {
                 let _ = reply.send(
                     state
+                        .args
                         .recognizer
                         .as_ref()
                         .map(|_| ())
@@ -87,14 +99,14 @@ impl Actor for AsrActor {
                 cancel,
                 reply,
             } => {
-                let recognizer = match &state.recognizer {
+                let recognizer = match &state.args.recognizer {
                     Ok(recognizer) => Arc::clone(recognizer),
                     Err(why) => {
                         let _ = reply.send(Err(RecognitionError::Unavailable(why.clone())));
                         return Ok(());
                     }
                 };
-                let admitted = match admit(&state.admission, "asr", "speech recognition", 5) {
+                let admitted = match admit(&state.args.admission, "asr", "speech recognition", 5) {
                     Ok(admitted) => admitted,
                     Err(busy) => {
                         let _ = reply.send(Err(RecognitionError::Actor(busy)));
@@ -110,8 +122,9 @@ impl Actor for AsrActor {
                     reply,
                     _admitted: admitted,
                     _depth: Depth::counted(),
+                    _tied: state.work.watch(&cancel),
                 };
-                queue(&state.pool, &owner, job, cancel);
+                queue(&state.args.pool, &mut state.work, &owner, job, cancel);
             }
         }
         Ok(())
@@ -129,23 +142,31 @@ struct Job {
     reply: RpcReplyPort<Result<Transcript, RecognitionError>>,
     _admitted: OwnedSemaphorePermit,
     _depth: Depth,
+    _tied: Tied,
 }
 
 impl Job {
-    /// Recognise on this worker and answer.
+    /// Recognise on this worker and answer; a panic in the work fails this request alone.
     fn run(self) {
         if self.cancel.is_cancelled() {
             ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
             return;
         }
-        let outcome = run(
-            self.recognizer.as_ref(),
-            &self.samples,
-            &self.language,
-            self.task,
-            &self.cancel,
-        );
-        let _ = self.reply.send(outcome.map_err(RecognitionError::from));
+        let outcome = work::catch("asr", || {
+            #[cfg(feature = "fault-injection")]
+            crate::actors::faults::maybe_panic("recognition");
+            run(
+                self.recognizer.as_ref(),
+                &self.samples,
+                &self.language,
+                self.task,
+                &self.cancel,
+            )
+        });
+        let _ = self.reply.send(match outcome {
+            Ok(outcome) => outcome.map_err(RecognitionError::from),
+            Err(fault) => Err(RecognitionError::Actor(fault)),
+        });
     }
 }
 
@@ -167,7 +188,7 @@ impl Drop for Depth {
 
 /// Queue `job` in `owner`'s turn on the workers. A caller that leaves while its job waits costs nothing more:
 /// the job (its audio, its admission permit) is let go at once, not held until a worker reaches it.
-fn queue(pool: &WorkerPool, owner: &str, job: Job, cancel: Cancel) {
+fn queue(pool: &WorkerPool, work: &mut WorkSet, owner: &str, job: Job, cancel: Cancel) {
     let waiting = Arc::new(Mutex::new(Some(job)));
     let taken = Arc::clone(&waiting);
     let queued = pool.run(owner, move || {
@@ -185,7 +206,7 @@ fn queue(pool: &WorkerPool, owner: &str, job: Job, cancel: Cancel) {
         return;
     }
     // Ends when the caller's call ends, however it ends (it cancels on the way out).
-    tokio::spawn(async move {
+    work.run(async move {
         cancel.cancelled().await;
         if take(&waiting).is_some() {
             ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
@@ -212,6 +233,7 @@ fn run(
         Task::Translate => recognizer.translate_until(samples, language, cancel),
     }))
     .unwrap_or_else(|_| {
+        ::metrics::counter!(metrics::WORK_FAULTS, "actor" => "asr").increment(1);
         tracing::error!("the recognizer panicked");
         Err(AsrError::Engine(
             "the recognizer failed on this input".into(),

@@ -6,6 +6,7 @@ use tokio::sync::Semaphore;
 
 use super::{CloneError, CloneRequest};
 use crate::actors::admit;
+use crate::actors::work::WorkSet;
 use crate::clone::{self, profile, ClonedVoiceSummary};
 use crate::storage::{now_rfc3339, ClonedVoiceRecord, Storage};
 use crate::tts::catalog::VoiceRegistry;
@@ -54,28 +55,38 @@ pub struct CloneArgs {
     pub admission: Arc<Semaphore>,
 }
 
-/// Builds voices in tasks of their own so its mailbox never stalls.
+/// Builds voices as its own work, apart from its mailbox, so the mailbox never stalls.
 pub struct CloneActor;
+
+/// The CloneActor's state: what it was started with, and the work it has running.
+pub struct CloneState {
+    args: CloneArgs,
+    work: WorkSet,
+}
 
 impl Actor for CloneActor {
     type Msg = ToCloneActor;
-    type State = CloneArgs;
+    type State = CloneState;
     type Arguments = CloneArgs;
 
     async fn pre_start(
         &self,
         _myself: ActorRef<Self::Msg>,
         args: CloneArgs,
-    ) -> Result<CloneArgs, ActorProcessingErr> {
-        Ok(args)
+    ) -> Result<CloneState, ActorProcessingErr> {
+        Ok(CloneState {
+            args,
+            work: WorkSet::new("clone"),
+        })
     }
 
     async fn handle(
         &self,
         _myself: ActorRef<Self::Msg>,
         message: Self::Msg,
-        state: &mut CloneArgs,
+        state: &mut CloneState,
     ) -> Result<(), ActorProcessingErr> {
+        let CloneState { args: state, work } = state;
         #[cfg(feature = "fault-injection")]
         crate::actors::faults::maybe_panic("clone");
         match message {
@@ -88,10 +99,10 @@ impl Actor for CloneActor {
                     }
                 };
                 let state = state.clone();
-                tokio::spawn(async move {
+                work.answer(reply, async move {
                     let outcome = make(&state, request).await;
                     drop(admitted);
-                    let _ = reply.send(outcome);
+                    outcome
                 });
             }
             ToCloneActor::Delete {
@@ -100,9 +111,7 @@ impl Actor for CloneActor {
                 reply,
             } => {
                 let state = state.clone();
-                tokio::spawn(async move {
-                    let _ = reply.send(delete(&state, owner, voice_id).await);
-                });
+                work.answer(reply, async move { delete(&state, owner, voice_id).await });
             }
         }
         Ok(())

@@ -5,6 +5,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
 use super::sessions::{SessionError, Sessions};
 use super::{DialogueTurn, TurnError, TurnRequest};
+use crate::actors::work::WorkSet;
 use crate::dialogue::library::ScenarioLibrary;
 use crate::dialogue::{converse, DialogueBackend};
 
@@ -56,29 +57,39 @@ pub struct DialogueArgs {
     pub sessions: Sessions,
 }
 
-/// Dispatches turns; each turn runs in its own task so a slow backend never stalls the mailbox.
+/// Dispatches turns; each turn runs as the actor's own work so a slow backend never stalls the mailbox.
 pub struct DialogueActor;
+
+/// The DialogueActor's state: what it was started with, and the turns it has running.
+pub struct DialogueState {
+    args: DialogueArgs,
+    work: WorkSet,
+}
 
 impl Actor for DialogueActor {
     type Msg = ToDialogueActor;
-    type State = DialogueArgs;
+    type State = DialogueState;
     type Arguments = DialogueArgs;
 
     async fn pre_start(
         &self,
         myself: ActorRef<Self::Msg>,
         args: DialogueArgs,
-    ) -> Result<DialogueArgs, ActorProcessingErr> {
+    ) -> Result<DialogueState, ActorProcessingErr> {
         myself.send_interval(RELOAD_EVERY, || ToDialogueActor::Reload);
-        Ok(args)
+        Ok(DialogueState {
+            args,
+            work: WorkSet::new("dialogue"),
+        })
     }
 
     async fn handle(
         &self,
         _myself: ActorRef<Self::Msg>,
         message: Self::Msg,
-        state: &mut DialogueArgs,
+        state: &mut DialogueState,
     ) -> Result<(), ActorProcessingErr> {
+        let DialogueState { args: state, work } = state;
         #[cfg(feature = "fault-injection")]
         crate::actors::faults::maybe_panic("dialogue");
         match message {
@@ -89,9 +100,10 @@ impl Actor for DialogueActor {
             }
             ToDialogueActor::Check { request, reply } => {
                 let state = state.clone();
-                tokio::spawn(async move {
-                    let _ = reply.send(resolve(&state, &request).await.map(|_| ()));
-                });
+                work.answer(
+                    reply,
+                    async move { resolve(&state, &request).await.map(|_| ()) },
+                );
             }
             ToDialogueActor::Interrupted {
                 owner,
@@ -99,7 +111,7 @@ impl Actor for DialogueActor {
                 heard,
             } => {
                 let sessions = Arc::clone(&state.sessions);
-                tokio::spawn(async move {
+                work.run(async move {
                     let Ok(Some(scenario)) = sessions.scenario_of(&owner, &session_id).await else {
                         return;
                     };
@@ -114,23 +126,23 @@ impl Actor for DialogueActor {
             }
             ToDialogueActor::Turn { request, reply } => {
                 let state = state.clone();
-                tokio::spawn(async move {
+                work.answer(reply, async move {
+                    #[cfg(feature = "fault-injection")]
+                    crate::actors::faults::maybe_panic("turn");
                     // The turn stops (its session lock released, no further tool calls) before the caller
                     // gives up on it.
-                    let outcome =
-                        match tokio::time::timeout(TURN_BUDGET, answer(&state, request)).await {
-                            Ok(outcome) => outcome,
-                            Err(_) => Err(TurnError::Backend(
-                                crate::dialogue::DialogueError::Backend {
-                                    backend: state.backend.name(),
-                                    detail: format!(
-                                        "the turn took longer than {} s",
-                                        TURN_BUDGET.as_secs()
-                                    ),
-                                },
-                            )),
-                        };
-                    let _ = reply.send(outcome);
+                    match tokio::time::timeout(TURN_BUDGET, answer(&state, request)).await {
+                        Ok(outcome) => outcome,
+                        Err(_) => Err(TurnError::Backend(
+                            crate::dialogue::DialogueError::Backend {
+                                backend: state.backend.name(),
+                                detail: format!(
+                                    "the turn took longer than {} s",
+                                    TURN_BUDGET.as_secs()
+                                ),
+                            },
+                        )),
+                    }
                 });
             }
         }

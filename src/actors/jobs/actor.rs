@@ -6,6 +6,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use super::runner::{run_next, JobContext};
 use super::{JobsError, NewJob};
 use crate::actors::tts::TtsHandle;
+use crate::actors::work::WorkSet;
 use crate::actors::ActorSlot;
 use crate::config::JobSettings;
 use crate::storage::{unix_now, ArtifactStore, JobRecord, JobStatus, Storage, StorageError};
@@ -81,7 +82,8 @@ pub struct JobsArgs {
     pub recover: bool,
 }
 
-/// Owns the queue; runners do the synthesis in their own tasks.
+/// Owns the queue; runners do the synthesis as the actor's own work, stopped with it (their jobs are queued
+/// again when it starts anew).
 pub struct JobsActor;
 
 /// The actor's state. Jobs wait in storage, not here: runners claim the oldest queued job, so replicas sharing
@@ -94,6 +96,8 @@ pub struct JobsState {
     generation: u64,
     /// Whether a claim may find a job.
     waiting: bool,
+    /// The runners.
+    work: WorkSet,
 }
 
 fn storage(e: StorageError) -> JobsError {
@@ -114,19 +118,22 @@ impl Actor for JobsActor {
             // A full disk: start anyway (reads work, readiness says why not ready) and try again shortly.
             myself.send_after(RECOVER_RETRY, || ToJobsActor::Recover);
         }
-        tracing::info!("jobs actor started");
-        if args.recover {
-            // Once per process: other replicas' new jobs wake this one at once.
-            let slot = args.slot.clone();
-            args.db.watch_jobs(Arc::new(move || {
-                let _ = slot.cast(ToJobsActor::Poll);
-            }));
+        if !args.recover {
+            // A restart: the runners stopped with the actor that started them, so their jobs go back to the
+            // queue (their start taken back: it was not the job's doing).
+            match args.db.release_jobs().await {
+                Ok(0) => {}
+                Ok(released) => tracing::warn!(released, "jobs of stopped runners queued again"),
+                Err(error) => tracing::error!(%error, "jobs of stopped runners not queued again"),
+            }
         }
+        tracing::info!("jobs actor started");
         let mut state = JobsState {
             args,
             running: 0,
             generation: 0,
             waiting: true,
+            work: WorkSet::new("jobs"),
         };
         myself.send_message(ToJobsActor::Sweep)?;
         myself.send_interval(SWEEP_EVERY, || ToJobsActor::Sweep);
@@ -293,7 +300,7 @@ fn pump(state: &mut JobsState) {
             tts: state.args.tts.clone(),
             slot: state.args.slot.clone(),
         };
-        tokio::spawn(run_next(context, state.generation));
+        state.work.run(run_next(context, state.generation));
     }
 }
 

@@ -120,6 +120,14 @@ impl JobsHandle {
             .await?
     }
 
+    /// What wakes the actor when jobs may be waiting (queued by another replica, say).
+    pub fn waker(&self) -> crate::storage::JobsWaker {
+        let slot = self.slot.clone();
+        std::sync::Arc::new(move || {
+            let _ = slot.cast(ToJobsActor::Poll);
+        })
+    }
+
     /// Whether the actor runs and its database answers (readiness).
     pub async fn ready(&self) -> bool {
         self.slot

@@ -1,9 +1,11 @@
-//! One job's synthesis, sentence by sentence, in its own task.
+//! One job's synthesis, sentence by sentence, as the JobsActor's work. A panic while a job runs fails that
+//! job alone, with a reason.
 
 use std::time::Duration;
 
 use super::actor::ToJobsActor;
 use crate::actors::tts::{SynthesisError, TtsHandle};
+use crate::actors::work;
 use crate::actors::{ActorError, ActorSlot};
 use crate::audio;
 use crate::storage::{space, ArtifactStore, JobRecord, Storage, StorageError};
@@ -64,13 +66,23 @@ pub async fn run_next(context: JobContext, generation: u64) {
 
 async fn run_job(job: JobRecord, context: &JobContext) {
     let id = job.id.clone();
+    let run = async {
+        work::caught("jobs", execute(job, context))
+            .await
+            .unwrap_or_else(|_| {
+                Err(Outcome::Failed(
+                    "the service failed unexpectedly while running the job; the server log names it by its id"
+                        .into(),
+                ))
+            })
+    };
     let outcome = match context.db.lease() {
         // While it runs, the job's lease is renewed; if another replica took it over, the work stops here.
         Some(lease) => tokio::select! {
-            outcome = execute(job, context) => outcome,
+            outcome = run => outcome,
             lost = keep_lease(context, &id, lease) => Err(lost),
         },
-        None => execute(job, context).await,
+        None => run.await,
     };
     match outcome {
         Ok(()) => {}
@@ -136,6 +148,8 @@ async fn execute(job: JobRecord, context: &JobContext) -> Result<(), Outcome> {
     tracing::info!(job_id = %job.id, "job running");
     #[cfg(feature = "fault-injection")]
     crate::actors::faults::maybe_abort_job(&job.text);
+    #[cfg(feature = "fault-injection")]
+    crate::actors::faults::maybe_panic("job");
 
     // The rules were checked when the job was created; a job whose rules no longer read, or whose text reads
     // longer than its limit with them, fails with why.

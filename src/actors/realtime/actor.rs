@@ -47,7 +47,7 @@ const PING_EVERY: Duration = Duration::from_secs(15);
 /// A turn in progress.
 struct Current {
     id: u64,
-    task: tokio::task::JoinHandle<()>,
+    task: crate::actors::work::OwnedTask,
     /// The turn's audio, until it is recognised (a turn that continues after a pause is recognised whole).
     audio: Option<Arc<Vec<f32>>>,
     /// The reply, once the dialogue layer has given it.
@@ -274,13 +274,16 @@ impl State {
         }
         self.turns += 1;
         let id = self.turns;
-        let task = tokio::spawn(turn::run(
-            self.args.services.clone(),
-            self.args.options.clone(),
-            said,
-            id,
-            self.myself.clone(),
-        ));
+        let task = crate::actors::work::OwnedTask::spawn(
+            "realtime",
+            turn::run(
+                self.args.services.clone(),
+                self.args.options.clone(),
+                said,
+                id,
+                self.myself.clone(),
+            ),
+        );
         self.current = Some(Current {
             id,
             task,

@@ -65,9 +65,11 @@ pub async fn run(
     let report = |event| {
         let _ = session.send_message(ToSession::Turn { turn: id, event });
     };
-    match steps(&services, &options, said, &report).await {
-        Ok(()) => report(TurnEvent::Done),
-        Err(error) => report(TurnEvent::Failed(error)),
+    // A panic in the turn's work fails this turn alone; the session goes on.
+    match crate::actors::work::caught("realtime", steps(&services, &options, said, &report)).await {
+        Ok(Ok(())) => report(TurnEvent::Done),
+        Ok(Err(error)) => report(TurnEvent::Failed(error)),
+        Err(fault) => report(TurnEvent::Failed(fault.to_string())),
     }
 }
 

@@ -7,6 +7,7 @@ use super::spread::{self, Failure};
 use super::{Delivery, SynthesisError, Synthesised};
 use crate::actors::admit;
 use crate::actors::fair::WorkerPool;
+use crate::actors::work::{self, Tied, WorkSet};
 use crate::cancel::Cancel;
 use crate::tts::catalog::VoiceRegistry;
 use crate::tts::lexicon::Lexicon;
@@ -47,27 +48,37 @@ pub struct TtsArgs {
     pub pool: Arc<WorkerPool>,
 }
 
-/// Owns the voices; hands each admitted request to the worker threads so its mailbox never stalls.
+/// Owns the voices; hands each admitted request to the worker threads so its mailbox never stalls. The work
+/// it started is tied to it: when it stops, that work stops at its next piece.
 pub struct TtsActor;
+
+/// The TtsActor's state: what it was started with, and the work it has running.
+pub struct TtsState {
+    args: TtsArgs,
+    work: WorkSet,
+}
 
 impl Actor for TtsActor {
     type Msg = ToTtsActor;
-    type State = TtsArgs;
+    type State = TtsState;
     type Arguments = TtsArgs;
 
     async fn pre_start(
         &self,
         _myself: ActorRef<Self::Msg>,
         args: TtsArgs,
-    ) -> Result<TtsArgs, ActorProcessingErr> {
-        Ok(args)
+    ) -> Result<TtsState, ActorProcessingErr> {
+        Ok(TtsState {
+            args,
+            work: WorkSet::new("tts"),
+        })
     }
 
     async fn handle(
         &self,
         _myself: ActorRef<Self::Msg>,
         message: Self::Msg,
-        state: &mut TtsArgs,
+        state: &mut TtsState,
     ) -> Result<(), ActorProcessingErr> {
         #[cfg(feature = "fault-injection")]
         crate::actors::faults::maybe_panic("tts");
@@ -81,7 +92,7 @@ impl Actor for TtsActor {
             cancel,
             reply,
         } = message;
-        let synthesizer = match state.voices.synthesizer_for(&owner, &voice_id) {
+        let synthesizer = match state.args.voices.synthesizer_for(&owner, &voice_id) {
             None => {
                 let _ = reply.send(Err(SynthesisError::UnknownVoice(voice_id)));
                 return Ok(());
@@ -95,7 +106,7 @@ impl Actor for TtsActor {
             }
             Some(Ok(synthesizer)) => synthesizer,
         };
-        let admitted = match admit(&state.admission, "tts", "synthesis", 2) {
+        let admitted = match admit(&state.args.admission, "tts", "synthesis", 2) {
             Ok(admitted) => admitted,
             Err(busy) => {
                 let _ = reply.send(Err(SynthesisError::Actor(busy)));
@@ -104,8 +115,9 @@ impl Actor for TtsActor {
         };
         metrics::gauge!(crate::telemetry::metrics::QUEUE_DEPTH, "actor" => "tts").increment(1.0);
         let job = Job {
+            tied: state.work.watch(&cancel),
             work: Work {
-                pool: Arc::clone(&state.pool),
+                pool: Arc::clone(&state.args.pool),
                 owner: owner.clone(),
                 synthesizer,
                 voice_id,
@@ -117,7 +129,7 @@ impl Actor for TtsActor {
             delivery,
             reply,
         };
-        if !state.pool.run(&owner, move || job.run(admitted)) {
+        if !state.args.pool.run(&owner, move || job.run(admitted)) {
             tracing::error!("the synthesis workers have stopped");
         }
         Ok(())
@@ -150,6 +162,8 @@ fn record(job: &Work, samples: usize, elapsed: f64) {
 
 /// One admitted synthesis request, run on a blocking worker.
 struct Job {
+    /// Ties the work to the actor that took the request.
+    tied: Tied,
     work: Work,
     delivery: Delivery,
     reply: RpcReplyPort<Result<Synthesised, SynthesisError>>,
@@ -168,32 +182,69 @@ struct Work {
 }
 
 impl Job {
-    /// Synthesise and answer; the admission permit is held until delivery is done.
+    /// Synthesise and answer; the admission permit is held until delivery is done. A panic in the work fails
+    /// this request alone.
     fn run(self, _admitted: OwnedSemaphorePermit) {
         let _finished = FinishedGuard;
-        let started = std::time::Instant::now();
         let Job {
+            tied: _tied,
             work,
             delivery,
             reply,
         } = self;
+        let stream = match &delivery {
+            Delivery::Stream { out, .. } => Some(out.clone()),
+            _ => None,
+        };
+        let mut reply = Some(reply);
+        let done = work::catch("tts", || {
+            #[cfg(feature = "fault-injection")]
+            crate::actors::faults::maybe_panic("synthesis");
+            work.deliver(delivery, &mut reply);
+        });
+        if let Err(fault) = done {
+            match (reply.take(), stream) {
+                (Some(reply), _) => {
+                    let _ = reply.send(Err(SynthesisError::Actor(fault)));
+                }
+                (None, Some(out)) => {
+                    let _ = out.send(Err(SynthesisError::Actor(fault)));
+                }
+                (None, None) => {}
+            }
+        }
+    }
+}
+
+impl Work {
+    /// Synthesise and answer through `reply` (taken once it is answered).
+    fn deliver(
+        self,
+        delivery: Delivery,
+        reply: &mut Option<RpcReplyPort<Result<Synthesised, SynthesisError>>>,
+    ) {
+        let started = std::time::Instant::now();
+        let Some(answer) = reply.take() else { return };
         if let Delivery::Stream { timed, out } = delivery {
-            if reply.send(Ok(Synthesised::Streaming)).is_ok() {
-                work.stream(timed, out, started);
+            if answer.send(Ok(Synthesised::Streaming)).is_ok() {
+                self.stream(timed, out, started);
             }
             return;
         }
-        let outcome = work.synthesize(matches!(delivery, Delivery::Timed));
+        // Put back until the outcome is known: a panic before then is answered with the fault.
+        *reply = Some(answer);
+        let outcome = self.synthesize(matches!(delivery, Delivery::Timed));
         if let Ok((samples, _)) = &outcome {
-            record(&work, samples.len(), started.elapsed().as_secs_f64());
+            record(&self, samples.len(), started.elapsed().as_secs_f64());
         }
         tracing::debug!(
-            voice_id = work.voice_id,
-            chars = work.text.chars().count(),
+            voice_id = self.voice_id,
+            chars = self.text.chars().count(),
             ok = outcome.is_ok(),
             elapsed_ms = started.elapsed().as_millis() as u64,
             "synthesised"
         );
+        let Some(reply) = reply.take() else { return };
         match (outcome, delivery) {
             // The caller hears of success at once; delivery runs here, where the samples are still in the
             // cache of the core that made them.
@@ -201,10 +252,7 @@ impl Job {
                 let _ = reply.send(Ok(Synthesised::Delivering {
                     samples: samples.len(),
                 }));
-                if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| then(samples))).is_err()
-                {
-                    tracing::error!(voice_id = work.voice_id, "synthesis delivery panicked");
-                }
+                let _ = work::catch("tts", || then(samples));
             }
             (Ok((samples, Some(words))), _) => {
                 let _ = reply.send(Ok(Synthesised::Timed(samples, words)));
@@ -217,9 +265,7 @@ impl Job {
             }
         }
     }
-}
 
-impl Work {
     /// Hand on each piece as it is made; a failure is the stream's last item.
     fn stream(self, timed: bool, out: super::stream::PieceSender, started: std::time::Instant) {
         let outcome = super::stream::stream(
@@ -295,6 +341,8 @@ fn failed(voice_id: &str, failure: Failure) -> SynthesisError {
             SynthesisError::Actor(crate::actors::ActorError::Timeout("tts"))
         }
         Failure::Panicked => {
+            metrics::counter!(crate::telemetry::metrics::WORK_FAULTS, "actor" => "tts")
+                .increment(1);
             tracing::error!(voice_id, "synthesizer panicked");
             SynthesisError::Engine("the synthesizer failed on this input".into())
         }

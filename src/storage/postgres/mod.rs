@@ -268,8 +268,11 @@ impl Store for PgStore {
         jobs::release(self).await
     }
 
-    fn watch_jobs(&self, wake: crate::storage::store::JobsWaker) {
-        watch::spawn(self.config.clone(), wake);
+    fn job_listener(
+        &self,
+        wake: crate::storage::store::JobsWaker,
+    ) -> Option<crate::storage::store::JobListener> {
+        Some(Box::pin(watch::listen_forever(self.config.clone(), wake)))
     }
 
     async fn job_progress(&self, id: &str, progress: f64) -> Result<(), StorageError> {
