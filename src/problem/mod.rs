@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 
 use codes::ErrorCode;
 
-/// A problem to report; rendered into a body by [`render_problems`], which knows the public base URL.
+/// A problem to report; rendered by each protocol (problem+json in `http::transport::problem`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     /// What kind of refusal: status, title and whether retrying helps come from it.
