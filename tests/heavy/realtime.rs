@@ -23,6 +23,7 @@ fn speech(server: &Server, format: &str) -> Vec<u8> {
 
 #[test]
 fn a_realtime_conversation_through_a_websocket_client() {
+    let _alone = common::alone();
     let data = temp_dir();
     let server = Server::start(
         data.path(),
@@ -156,6 +157,7 @@ fn a_realtime_conversation_through_a_websocket_client() {
 
 #[test]
 fn a_server_that_stops_tells_its_open_sessions_it_is_going_away() {
+    let _alone = common::alone();
     use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
     use tokio_tungstenite::tungstenite::{connect, Message};
 

@@ -34,6 +34,7 @@ fn counter(server: &Server, name: &str) -> f64 {
 
 #[test]
 fn one_key_sending_the_costliest_texts_does_not_stall_another_keys_synthesis() {
+    let _alone = common::alone();
     let data = common::temp_dir();
     let server = Server::start(data.path(), &[]);
     let url = server.url("/v1/text-to-speech/zuri");
@@ -91,6 +92,7 @@ fn one_key_sending_the_costliest_texts_does_not_stall_another_keys_synthesis() {
 
 #[test]
 fn a_client_that_goes_away_stops_its_synthesis() {
+    let _alone = common::alone();
     let data = common::temp_dir();
     let server = Server::start(data.path(), &[("SAUTI__TTS__WORKERS", "1")]);
     let address = server.base.trim_start_matches("http://").to_string();
@@ -155,6 +157,7 @@ fn cpu_seconds(pid: u32) -> f64 {
 
 #[test]
 fn a_client_that_goes_away_stops_the_encoding_of_its_answer() {
+    let _alone = common::alone();
     let data = common::temp_dir();
     let env = [
         ("SAUTI__LIMITS__STATUS_PER_MINUTE", "100000"),

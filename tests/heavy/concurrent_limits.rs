@@ -41,6 +41,7 @@ fn cloned_voices(server: &Server, key: &str) -> usize {
 
 #[test]
 fn forty_concurrent_clones_leave_exactly_the_cap_of_twenty_voices() {
+    let _alone = common::alone();
     let data = common::temp_dir();
     let server = Arc::new(Server::start(
         data.path(),
@@ -102,6 +103,7 @@ fn forty_concurrent_clones_leave_exactly_the_cap_of_twenty_voices() {
 
 #[test]
 fn concurrent_job_requests_never_pass_the_unfinished_jobs_limit() {
+    let _alone = common::alone();
     let data = common::temp_dir();
     let server = Arc::new(Server::start(
         data.path(),
