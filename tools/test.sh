@@ -70,10 +70,10 @@ stage "cargo test"
 cargo test --locked
 
 stage "the service conformance tests against two replicas sharing PostgreSQL, Redis and an S3 bucket"
-SAUTI_TEST_REPLICAS=2 cargo test --locked --test service_http --test voice_cloning --test voice_agent
+SAUTI_TEST_REPLICAS=2 cargo test --locked --test service -- service_http:: voice_cloning:: voice_agent::
 
 stage "supervision under injected faults"
-cargo test --locked --features fault-injection --test supervision --test poison_jobs
+cargo test --locked --features fault-injection --test fault_injection
 
 stage "contract fuzzing: schemathesis against /openapi.json of the release server"
 bash tools/schemathesis.sh

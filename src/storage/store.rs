@@ -1,7 +1,7 @@
 //! What the service keeps, behind one trait: API keys, jobs, cloned voices, pronunciation dictionaries and agent
 //! conversations. One
 //! implementation per engine — SQLite in the data directory (the default, one machine) and PostgreSQL (many
-//! replicas sharing one database) — and one conformance suite (`tests/storage_conformance.rs`) that both pass.
+//! replicas sharing one database) — and one conformance suite (`tests/engines/storage_conformance.rs`) that both pass.
 
 use std::sync::Arc;
 use std::time::Duration;

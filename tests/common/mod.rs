@@ -18,7 +18,7 @@ pub mod redis;
 pub mod replicas;
 pub mod sdk;
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -460,3 +460,28 @@ pub fn wav_16k(pcm: &[u8]) -> Vec<u8> {
     wav.extend_from_slice(pcm);
     wav
 }
+
+/// Poll `condition` until it holds; panics with `what` if it still does not at `deadline`. For waiting on a state
+/// the server reaches by itself (a request in flight, a lease lapsed, a connection closed) instead of sleeping.
+pub fn wait_until(deadline: Instant, what: &str, mut condition: impl FnMut() -> bool) {
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Run alone: held for the length of a test, it keeps the other tests of its binary that take it waiting (the
+/// `heavy` binary's tests, which measure memory, pacing and fairness on a machine they must have to themselves).
+pub fn alone() -> Alone {
+    static ALONE: Mutex<()> = Mutex::new(());
+    // A test that failed while holding it poisons it; the next one still runs alone.
+    Alone(
+        ALONE
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    )
+}
+
+/// What [`alone`] holds: the test's turn, held across its `.await`s too (it only orders tests, which never
+/// wait for one another while holding it).
+pub struct Alone(#[allow(dead_code)] MutexGuard<'static, ()>);

@@ -1,6 +1,6 @@
 //! The upload path of the speech-to-text and cloning endpoints, driven without a server: a body read as a
 //! multipart form, its audio part taken and decoded to 16 kHz. Shared by the property tests
-//! (`tests/audio_properties.rs`) and the `upload_form` fuzz target, which both include this file by path.
+//! (`tests/engines/audio_properties.rs`) and the `upload_form` fuzz target, which both include this file by path.
 
 use std::time::Duration;
 

@@ -1,0 +1,129 @@
+//! Command-line commands that run models in-process: `sauti stt` with a Whisper model and `sauti tts` with a
+//! configured neural voice.
+
+use crate::common;
+
+use common::cli::{assert_one_line_error, sauti, sauti_with_runtime, stdout, wav_properties};
+
+#[test]
+fn stt_transcribes_in_process_with_a_whisper_model() {
+    let model = common::fixture("whisper/model").display().to_string();
+    let clip = common::fixture("whisper/speech.wav").display().to_string();
+    let reference: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(common::fixture("whisper/reference.json")).unwrap(),
+    )
+    .unwrap();
+    let expected = reference["transcripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["audio"] == "speech.wav" && t["language"] == "sw")
+        .unwrap();
+    let dir = common::temp_dir();
+    // The fixture's transcripts were decoded with at most this many tokens.
+    let config = dir.path().join("asr.toml");
+    std::fs::write(
+        &config,
+        format!("[asr]\nmax_new_tokens = {}\n", reference["max_new_tokens"]),
+    )
+    .unwrap();
+    let output = sauti_with_runtime(&[
+        "stt",
+        &clip,
+        "--model",
+        &model,
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        stdout(&output).trim_end_matches('\n'),
+        expected["text"].as_str().unwrap()
+    );
+    let segments = sauti_with_runtime(&[
+        "stt",
+        &clip,
+        "--model",
+        &model,
+        "--segments",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&segments).starts_with("[   0.00 –    2.50] "),
+        "{}",
+        stdout(&segments)
+    );
+
+    let missing = dir.path().join("no-model");
+    assert_one_line_error(
+        &sauti_with_runtime(&["stt", &clip, "--model", missing.to_str().unwrap()]),
+        "sauti models fetch whisper-base",
+    );
+    assert_one_line_error(
+        &sauti_with_runtime(&["stt", &clip, "--model", &model, "--language", "xx"]),
+        "unsupported language",
+    );
+}
+
+#[test]
+fn tts_runs_a_configured_neural_voice_in_process() {
+    let dir = common::temp_dir();
+    let config = dir.path().join("voices.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[tts.voices]]\nid = \"tiny\"\nname = \"Tiny\"\nmodel = \"{}\"\n",
+            common::fixture("vits/mms").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("tiny.wav");
+    let output = sauti_with_runtime(&[
+        "tts",
+        "Habari za asubuhi",
+        "-o",
+        out.to_str().unwrap(),
+        "--voice",
+        "tiny",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (rate, channels, seconds) = wav_properties(&out);
+    assert_eq!((rate, channels), (16_000, 1));
+    assert!(seconds > 0.0);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("(vits)"));
+
+    // A shipped voice whose model is not installed says what to install.
+    assert_one_line_error(
+        &sauti_with_runtime(&[
+            "tts",
+            "Habari",
+            "-o",
+            out.to_str().unwrap(),
+            "--voice",
+            "mms-swh",
+        ]),
+        "sauti models fetch mms-tts-swh",
+    );
+    assert_one_line_error(
+        &sauti(&[
+            "tts",
+            "Habari",
+            "-o",
+            out.to_str().unwrap(),
+            "--voice",
+            "nobody",
+        ]),
+        "unknown voice",
+    );
+}
