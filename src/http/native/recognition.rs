@@ -68,17 +68,7 @@ pub async fn speech_to_text(
     // Validation first (fields, then the audio itself), availability after: a wrong request is 422 whatever is
     // installed.
     let language = crate::ops::transcribe::language(form.field("language"))?;
-    let format = match form.field("response_format") {
-        None | Some("json") => Format::Json { verbose: false },
-        Some("verbose_json") => Format::Json { verbose: true },
-        Some("srt") => Format::Captions(Captions::Srt),
-        Some("vtt") => Format::Captions(Captions::Vtt),
-        Some(other) => {
-            return Err(ApiError::unprocessable(format!(
-                "response_format {other:?} is not supported; use \"json\", \"verbose_json\", \"srt\" or \"vtt\""
-            )))
-        }
-    };
+    let format = Format::named(form.field("response_format"))?;
     let heard = recognise(
         &state,
         &caller,
@@ -123,4 +113,19 @@ pub async fn recognise(
         task,
     };
     state.transcribe(request).await
+}
+
+impl Format {
+    /// The `response_format` asked for (JSON when none is).
+    fn named(given: Option<&str>) -> Result<Self, ApiError> {
+        match given {
+            None | Some("json") => Ok(Format::Json { verbose: false }),
+            Some("verbose_json") => Ok(Format::Json { verbose: true }),
+            Some("srt") => Ok(Format::Captions(Captions::Srt)),
+            Some("vtt") => Ok(Format::Captions(Captions::Vtt)),
+            Some(other) => Err(ApiError::unprocessable(format!(
+                "response_format {other:?} is not supported; use \"json\", \"verbose_json\", \"srt\" or \"vtt\""
+            ))),
+        }
+    }
 }

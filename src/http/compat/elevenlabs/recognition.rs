@@ -94,24 +94,8 @@ pub async fn convert(
         .field("model_id")
         .ok_or_else(|| ApiError::unprocessable("the form has no `model_id` field"))?;
     check_model(Some(model), Kind::Recognition)?;
-    let language = match form.field("language_code").filter(|l| *l != "null") {
-        None => crate::asr::DEFAULT_LANGUAGE,
-        Some(given) => two_letter(given).ok_or_else(|| {
-            ApiError::unprocessable(format!(
-                "unsupported language {given:?}; use one of {}",
-                crate::asr::LANGUAGES.join(", ")
-            ))
-        })?,
-    };
-    let timed = match form.field("timestamps_granularity") {
-        None | Some("word") => true,
-        Some("none") => false,
-        Some(other) => {
-            return Err(ApiError::unprocessable(format!(
-                "`timestamps_granularity` {other:?} is not offered; use word or none"
-            )))
-        }
-    };
+    let language = language_of(form.field("language_code"))?;
+    let timed = timed(form.field("timestamps_granularity"))?;
     let heard = recognise(
         &state,
         &caller,
@@ -132,4 +116,28 @@ pub async fn convert(
         },
         audio_duration_secs: seconds,
     }))
+}
+
+/// `language_code` (ElevenLabs sends `null` for none) as a two-letter code: Swahili when none is given.
+fn language_of(given: Option<&str>) -> Result<&'static str, ApiError> {
+    match given.filter(|l| *l != "null") {
+        None => Ok(crate::asr::DEFAULT_LANGUAGE),
+        Some(given) => two_letter(given).ok_or_else(|| {
+            ApiError::unprocessable(format!(
+                "unsupported language {given:?}; use one of {}",
+                crate::asr::LANGUAGES.join(", ")
+            ))
+        }),
+    }
+}
+
+/// Whether `timestamps_granularity` asks for word times (the default).
+fn timed(granularity: Option<&str>) -> Result<bool, ApiError> {
+    match granularity {
+        None | Some("word") => Ok(true),
+        Some("none") => Ok(false),
+        Some(other) => Err(ApiError::unprocessable(format!(
+            "`timestamps_granularity` {other:?} is not offered; use word or none"
+        ))),
+    }
 }

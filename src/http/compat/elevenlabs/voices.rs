@@ -156,27 +156,9 @@ pub async fn search(
     caller: Caller,
     ApiQuery(query): ApiQuery<SearchQuery>,
 ) -> Result<Json<VoicePage>, ApiError> {
-    let size = query.page_size.unwrap_or(10);
-    if !(1..=100).contains(&size) {
-        return Err(ApiError::unprocessable("`page_size` must be from 1 to 100"));
-    }
-    let start = match query.next_page_token.as_deref() {
-        None => 0,
-        Some(token) => token.parse::<usize>().map_err(|_| {
-            ApiError::unprocessable("`next_page_token` is not a token this server gave")
-        })?,
-    };
+    let (start, size) = query.page()?;
+    let category = query.category()?;
     let wanted = query.search.as_deref().unwrap_or_default().to_lowercase();
-    let category = match query.voice_type.as_deref().or(query.category.as_deref()) {
-        None => None,
-        Some("personal" | "cloned") => Some("cloned"),
-        Some("default" | "premade") => Some("premade"),
-        Some(other) => {
-            return Err(ApiError::unprocessable(format!(
-                "voice type {other:?} is not offered; use personal, default, cloned or premade"
-            )))
-        }
-    };
     state.refresh_voices_of(&caller.key_id).await;
     let mut voices: Vec<ElevenVoice> = usable(&state, &caller)
         .into_iter()
@@ -187,34 +169,68 @@ pub async fn search(
                 || v.description.to_lowercase().contains(&wanted)
         })
         .collect();
-    match query.sort.as_deref() {
-        None | Some("name") => voices.sort_by(|a, b| a.name.cmp(&b.name)),
-        Some("created_at_unix") => voices.sort_by_key(|v| v.created_at_unix),
-        Some(other) => {
-            return Err(ApiError::unprocessable(format!(
-                "`sort` {other:?} is not offered; use name or created_at_unix"
-            )))
-        }
-    }
-    match query.sort_direction.as_deref() {
-        None | Some("asc") => {}
-        Some("desc") => voices.reverse(),
-        Some(other) => {
-            return Err(ApiError::unprocessable(format!(
-                "`sort_direction` {other:?} is not offered; use asc or desc"
-            )))
-        }
-    }
+    query.order(&mut voices)?;
     let total_count = voices.len();
     let end = start.saturating_add(size).min(total_count);
-    let page: Vec<ElevenVoice> = voices.into_iter().skip(start).take(size).collect();
     let has_more = end < total_count;
     Ok(Json(VoicePage {
-        voices: page,
+        voices: voices.into_iter().skip(start).take(size).collect(),
         has_more,
         total_count,
         next_page_token: has_more.then(|| end.to_string()),
     }))
+}
+
+impl SearchQuery {
+    /// Where the page starts and how many voices it holds.
+    fn page(&self) -> Result<(usize, usize), ApiError> {
+        let size = self.page_size.unwrap_or(10);
+        if !(1..=100).contains(&size) {
+            return Err(ApiError::unprocessable("`page_size` must be from 1 to 100"));
+        }
+        let start = match self.next_page_token.as_deref() {
+            None => 0,
+            Some(token) => token.parse::<usize>().map_err(|_| {
+                ApiError::unprocessable("`next_page_token` is not a token this server gave")
+            })?,
+        };
+        Ok((start, size))
+    }
+
+    /// The category asked for, as the voices name theirs.
+    fn category(&self) -> Result<Option<&'static str>, ApiError> {
+        match self.voice_type.as_deref().or(self.category.as_deref()) {
+            None => Ok(None),
+            Some("personal" | "cloned") => Ok(Some("cloned")),
+            Some("default" | "premade") => Ok(Some("premade")),
+            Some(other) => Err(ApiError::unprocessable(format!(
+                "voice type {other:?} is not offered; use personal, default, cloned or premade"
+            ))),
+        }
+    }
+
+    /// `voices` in the order asked for.
+    fn order(&self, voices: &mut [ElevenVoice]) -> Result<(), ApiError> {
+        match self.sort.as_deref() {
+            None | Some("name") => voices.sort_by(|a, b| a.name.cmp(&b.name)),
+            Some("created_at_unix") => voices.sort_by_key(|v| v.created_at_unix),
+            Some(other) => {
+                return Err(ApiError::unprocessable(format!(
+                    "`sort` {other:?} is not offered; use name or created_at_unix"
+                )))
+            }
+        }
+        match self.sort_direction.as_deref() {
+            None | Some("asc") => Ok(()),
+            Some("desc") => {
+                voices.reverse();
+                Ok(())
+            }
+            Some(other) => Err(ApiError::unprocessable(format!(
+                "`sort_direction` {other:?} is not offered; use asc or desc"
+            ))),
+        }
+    }
 }
 
 /// `GET /elevenlabs/v1/voices/{voice_id}`.

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::stream::SplitSink;
 use futures_util::{SinkExt as _, StreamExt as _};
 use tokio::sync::{mpsc, Semaphore};
 
@@ -90,43 +91,17 @@ pub async fn serve(
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
                     session.send(Inbound::Alive);
                 }
-                Some(Ok(frame)) => match read(&mut wire, frame).await {
-                    Taken::Messages(messages) => {
-                        for message in messages {
-                            match message {
-                                Inbound::Audio(samples) => hand_over(&session, &mut pace, &samples),
-                                message => {
-                                    session.send(message);
-                                }
-                            }
-                        }
-                    }
-                    Taken::File(bytes) => match decode_file(bytes, &bounds.decoders).await {
-                        Ok(samples) => hand_over(&session, &mut pace, &samples),
-                        Err(FileRefused::Busy) => break Some((
-                            1013,
-                            "every audio decoder is busy; reconnect shortly".to_string(),
-                        )),
-                        Err(FileRefused::Undecodable(problem)) => break Some((1008, problem)),
-                    },
-                    Taken::Finished => break Some((1000, "the call has ended".to_string())),
-                    Taken::Refused(code, reason) => break Some((code, reason)),
-                },
-            },
-            event = events.recv() => match event {
-                // The session stopped without a word: it failed.
-                None => break Some((1011, "the session failed and has ended; start a new one".to_string())),
-                Some(Outbound::Close { code, reason }) => break Some((code, reason)),
-                Some(Outbound::Audio { event_id, .. }) if session.is_cut(event_id) => {}
-                Some(event) => {
-                    let Some(frames) = wire.as_mut().map(|wire| wire.outbound(event)) else {
-                        break Some((1011, "the session failed and has ended; start a new one".to_string()));
-                    };
-                    if !write(&mut sink, frames).await {
-                        break None;
+                Some(Ok(frame)) => {
+                    if let Some(close) = heard(&mut wire, frame, &session, &mut pace, &bounds).await {
+                        break close;
                     }
                 }
             },
+            event = events.recv() => {
+                if let Some(close) = said(&mut wire, event, &session, &mut sink).await {
+                    break close;
+                }
+            }
         }
     };
     session.stop();
@@ -139,6 +114,76 @@ pub async fn serve(
     }
     // Wait (briefly) for the session to finish stopping, so its seat is given back after it.
     let _ = tokio::time::timeout(Duration::from_secs(2), session.ended()).await;
+}
+
+/// How a socket ends: the close frame to send, if any.
+type Close = Option<(u16, String)>;
+
+/// Take a frame the caller sent: its messages go to the session, its audio paced. `Some` when the socket
+/// ends with it.
+async fn heard<W: Wire>(
+    wire: &mut Option<W>,
+    frame: Message,
+    session: &SessionHandle,
+    pace: &mut Pace,
+    bounds: &Bounds,
+) -> Option<Close> {
+    match read(wire, frame).await {
+        Taken::Messages(messages) => {
+            for message in messages {
+                match message {
+                    Inbound::Audio(samples) => hand_over(session, pace, &samples),
+                    message => {
+                        session.send(message);
+                    }
+                }
+            }
+            None
+        }
+        Taken::File(bytes) => match decode_file(bytes, &bounds.decoders).await {
+            Ok(samples) => {
+                hand_over(session, pace, &samples);
+                None
+            }
+            Err(FileRefused::Busy) => Some(Some((
+                1013,
+                "every audio decoder is busy; reconnect shortly".to_string(),
+            ))),
+            Err(FileRefused::Undecodable(problem)) => Some(Some((1008, problem))),
+        },
+        Taken::Finished => Some(Some((1000, "the call has ended".to_string()))),
+        Taken::Refused(code, reason) => Some(Some((code, reason))),
+    }
+}
+
+/// Send the caller an event of the session in its protocol's frames. `Some` when the socket ends with it.
+async fn said<W: Wire>(
+    wire: &mut Option<W>,
+    event: Option<Outbound>,
+    session: &SessionHandle,
+    sink: &mut SplitSink<WebSocket, Message>,
+) -> Option<Close> {
+    let failed = || {
+        Some(Some((
+            1011,
+            "the session failed and has ended; start a new one".to_string(),
+        )))
+    };
+    match event {
+        // The session stopped without a word: it failed.
+        None => failed(),
+        Some(Outbound::Close { code, reason }) => Some(Some((code, reason))),
+        Some(Outbound::Audio { event_id, .. }) if session.is_cut(event_id) => None,
+        Some(event) => {
+            let Some(frames) = wire.as_mut().map(|wire| wire.outbound(event)) else {
+                return failed();
+            };
+            match write(sink, frames).await {
+                true => None,
+                false => Some(None),
+            }
+        }
+    }
 }
 
 /// Frames larger than this are read (parsed, their base64 decoded) on a blocking thread.
