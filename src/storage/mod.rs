@@ -5,10 +5,12 @@
 //! Layout: the files here are engine-neutral — the [`Store`] trait (`store.rs`), the records it deals in and
 //! their stored text form (`jobs.rs`, `keys.rs`, `voices.rs`, `dictionaries.rs`, [`sessions`]), the schema
 //! version (`migrations.rs`) — and each engine has its folder beside them, [`sqlite`] and [`postgres`], with
-//! the SQL for every kind of record and its own migrations. [`blobs`] keeps job audio (disk or S3) and [`space`]
-//! watches free disk.
+//! the SQL for every kind of record and its own migrations. [`blobs`] keeps job audio (disk or S3), [`space`]
+//! watches free disk, and [`conversations`] holds the dialogue's conversation stores (in memory, or in the
+//! [`Store`]).
 
 pub mod blobs;
+pub mod conversations;
 mod dictionaries;
 mod jobs;
 mod keys;

@@ -4,7 +4,8 @@
 //! hold a bounded number: beyond it the least recently used goes.
 //!
 //! This module holds the records both engines share (the `agent_sessions` table's rows and the limits on them);
-//! the SQL lies in [`super::sqlite`] and [`super::postgres`].
+//! the SQL lies in [`super::sqlite`] and [`super::postgres`]. The dialogue's conversation stores built on them
+//! are in [`super::conversations`].
 
 use std::time::Duration;
 
