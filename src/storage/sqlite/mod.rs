@@ -1,6 +1,6 @@
 //! The SQLite store: one file in the data directory, each call on a blocking thread. [`Database`] holds the
 //! connection and implements [`Store`] here; the SQL for each kind of record lies in the files beside this one,
-//! as plain functions on a [`Connection`], and the schema in [`migrations`].
+//! as plain functions on a [`Connection`], and the schema in `migrations.rs`.
 
 mod dictionaries;
 mod jobs;
