@@ -1,8 +1,16 @@
 //! Persistence: jobs, API keys, cloned voices and pronunciation dictionaries behind [`Store`] — SQLite in the
 //! data directory by default (every call on a blocking thread), PostgreSQL when `storage.url` names one — and
 //! job audio files written atomically in the data directory.
+//!
+//! Layout: the files here are engine-neutral — the [`Store`] trait (`store.rs`), the records it deals in and
+//! their stored text form (`jobs.rs`, `keys.rs`, `voices.rs`, `dictionaries.rs`, [`sessions`]), the schema
+//! version (`migrations.rs`) — and each engine has its folder beside them, [`sqlite`] and [`postgres`], with
+//! the SQL for every kind of record and its own migrations. [`blobs`] keeps job audio (disk or S3), [`space`]
+//! watches free disk, and [`conversations`] holds the dialogue's conversation stores (in memory, or in the
+//! [`Store`]).
 
 pub mod blobs;
+pub mod conversations;
 mod dictionaries;
 mod jobs;
 mod keys;
@@ -10,14 +18,11 @@ mod migrations;
 pub mod postgres;
 pub mod sessions;
 pub mod space;
-mod sqlite;
+pub mod sqlite;
 mod store;
 mod voices;
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-
-use rusqlite::Connection;
+use std::sync::Arc;
 
 pub use blobs::{ArtifactStore, Blob, BlobStore};
 pub use dictionaries::DictionaryRecord;
@@ -28,6 +33,7 @@ pub use keys::{
 };
 pub use migrations::LATEST as SCHEMA_VERSION;
 pub use sessions::{SessionClaim, SessionLimits, SessionRecord};
+pub use sqlite::{Database, DATABASE_FILE};
 pub use store::{JobListener, JobsWaker, Storage, Store};
 pub use voices::ClonedVoiceRecord;
 
@@ -69,104 +75,6 @@ pub async fn open(settings: &crate::config::StorageSettings) -> Result<Storage, 
     Ok(Arc::new(Database::open(&settings.data_dir)?))
 }
 
-/// A handle to the database; cheap to clone.
-#[derive(Clone)]
-pub struct Database {
-    connection: Arc<Mutex<Connection>>,
-    data_dir: PathBuf,
-}
-
-/// The database's file name inside the data directory.
-pub const DATABASE_FILE: &str = "sauti.db";
-
-impl Database {
-    /// Open (creating if needed) `sauti.db` in `data_dir`.
-    pub fn open(data_dir: &Path) -> Result<Self, StorageError> {
-        std::fs::create_dir_all(data_dir)?;
-        let connection = Connection::open(data_dir.join(DATABASE_FILE))?;
-        Self::prepare(connection, data_dir)
-    }
-
-    /// Open `sauti.db` in `data_dir` only if it exists; never creates a database.
-    pub fn open_existing(data_dir: &Path) -> Result<Self, StorageError> {
-        use rusqlite::OpenFlags;
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI;
-        let connection = Connection::open_with_flags(data_dir.join(DATABASE_FILE), flags)?;
-        Self::prepare(connection, data_dir)
-    }
-
-    fn prepare(connection: Connection, data_dir: &Path) -> Result<Self, StorageError> {
-        // WAL keeps every committed transaction across a process crash; NORMAL sync is enough for that.
-        connection.pragma_update(None, "journal_mode", "WAL")?;
-        connection.pragma_update(None, "synchronous", "NORMAL")?;
-        connection.busy_timeout(std::time::Duration::from_secs(5))?;
-        let mut connection = connection;
-        migrations::sqlite(&mut connection)?;
-        Ok(Self {
-            connection: Arc::new(Mutex::new(connection)),
-            data_dir: data_dir.to_path_buf(),
-        })
-    }
-
-    /// The data directory this database lives in.
-    pub fn data_dir(&self) -> &Path {
-        &self.data_dir
-    }
-
-    /// Run `f` with the connection on a blocking thread.
-    pub async fn run<T, F>(&self, f: F) -> Result<T, StorageError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
-    {
-        let connection = Arc::clone(&self.connection);
-        tokio::task::spawn_blocking(move || {
-            let mut guard = connection
-                .lock()
-                .map_err(|_| StorageError::Task("database lock poisoned".into()))?;
-            f(&mut guard)
-        })
-        .await
-        .map_err(|e| StorageError::Task(e.to_string()))?
-    }
-
-    /// Run `f` with the connection on the current thread (start-up and CLI use).
-    pub fn run_blocking<T>(
-        &self,
-        f: impl FnOnce(&mut Connection) -> Result<T, StorageError>,
-    ) -> Result<T, StorageError> {
-        let mut guard = self
-            .connection
-            .lock()
-            .map_err(|_| StorageError::Task("database lock poisoned".into()))?;
-        f(&mut guard)
-    }
-
-    /// Whether the database answers and its jobs table can be read (readiness probe). Cheap: it reads the
-    /// index entries of unfinished jobs and one path down the jobs table, never the whole file; a damaged
-    /// database file whose jobs pages cannot be read fails it.
-    async fn check(&self) -> Result<(), StorageError> {
-        self.run(|c| {
-            c.query_row(
-                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
-                [],
-                |r| r.get::<_, i64>(0),
-            )?;
-            let newest: Option<i64> =
-                c.query_row("SELECT MAX(rowid) FROM jobs", [], |r| r.get(0))?;
-            if let Some(rowid) = newest {
-                c.query_row("SELECT status FROM jobs WHERE rowid = ?1", [rowid], |r| {
-                    r.get::<_, String>(0)
-                })?;
-            }
-            Ok(())
-        })
-        .await
-    }
-}
-
 /// The current time as an RFC 3339 UTC timestamp with second precision, e.g. `2026-11-22T19:53:16Z`.
 pub fn now_rfc3339() -> String {
     format_timestamp(time::OffsetDateTime::now_utc())
@@ -187,39 +95,3 @@ fn format_timestamp(t: time::OffsetDateTime) -> String {
 pub use keys::{
     check_display_name, check_name as check_key_name, MAX_NAME_CHARS as MAX_KEY_NAME_CHARS,
 };
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_database_of_an_earlier_version_gains_the_job_pronunciation_column() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            // The jobs table as it was before pronunciation dictionaries, with a queued job in it.
-            let old = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
-            old.execute_batch(migrations::FIRST_JOBS_TABLE).unwrap();
-            old.execute(
-                "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix)
-                 VALUES ('job_old', 'k', 'queued', 'Habari', 'zuri', '{}', '2026-01-01T00:00:00Z', 1)",
-                [],
-            )
-            .unwrap();
-        }
-        let db = Database::open(dir.path()).unwrap();
-        let rules = vec![crate::tts::pronunciation::Rule::alias("Sheng", "shengi")];
-        db.run_blocking(|c| {
-            let old = jobs::get(c, "job_old")?.expect("kept");
-            assert!(old.pronunciation.is_empty());
-            let job = JobRecord::new("k", "Sheng", "zuri", Default::default())
-                .with_pronunciation(rules.clone());
-            jobs::insert(c, &job)?;
-            assert_eq!(jobs::get(c, &job.id)?.unwrap().pronunciation, rules);
-            Ok(())
-        })
-        .unwrap();
-        drop(db);
-        // Opening again finds the column there and leaves it.
-        Database::open(dir.path()).unwrap();
-    }
-}

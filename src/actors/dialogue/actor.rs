@@ -3,8 +3,7 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
-use super::sessions::{SessionError, Sessions};
-use super::{DialogueTurn, TurnError, TurnRequest};
+use super::{DialogueTurn, SessionError, Sessions, TurnError, TurnRequest};
 use crate::actors::work::WorkSet;
 use crate::dialogue::library::ScenarioLibrary;
 use crate::dialogue::{converse, DialogueBackend};

@@ -1,11 +1,13 @@
 //! The DialogueActor: owns the scenario library (reloaded as files change), the configured dialogue backend and
-//! the conversation sessions; answers one text turn at a time per session.
+//! the conversation sessions (kept by one of the stores in [`crate::storage::conversations`], re-exported
+//! here); answers one text turn at a time per session.
 
 mod actor;
-pub mod sessions;
 
+pub use crate::storage::conversations::{
+    MemorySessions, SessionError, SessionStore, Sessions, StoredSessions,
+};
 pub use actor::{DialogueActor, DialogueArgs, ToDialogueActor};
-pub use sessions::{MemorySessions, SessionError, SessionStore, Sessions, StoredSessions};
 
 use std::time::Duration;
 

@@ -4,6 +4,7 @@
 
 mod jobs;
 mod keys;
+pub(super) mod migrations;
 mod records;
 mod sessions;
 mod watch;
@@ -14,7 +15,6 @@ use async_trait::async_trait;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
-use super::migrations::{LATEST, POSTGRES};
 use super::sessions::{SessionClaim, SessionLimits, SessionRecord};
 use super::store::Store;
 use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret, StorageError};
@@ -23,8 +23,6 @@ use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret
 const POOL_SIZE: usize = 16;
 /// How long a call waits for a connection (or to make one) before the store counts as unavailable.
 const CONNECT_WAIT: Duration = Duration::from_secs(5);
-/// Any fixed number, the same in every replica: the advisory lock taken while migrating.
-const MIGRATION_LOCK: i64 = 0x5a07_1d0b;
 
 /// Whether `url` names PostgreSQL.
 pub fn is_postgres_url(url: &str) -> bool {
@@ -139,53 +137,6 @@ impl PgStore {
         let client = self.client().await?;
         let statement = prepared(&client, sql).await?;
         client.query(&statement, params).await.map_err(failed)
-    }
-
-    /// Apply the migrations this database lacks, one replica at a time; the version it is now at.
-    pub async fn migrate(&self) -> Result<i64, StorageError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(failed)?;
-        tx.execute(
-            &prepared(&tx, "SELECT pg_advisory_xact_lock($1)").await?,
-            &[&MIGRATION_LOCK],
-        )
-        .await
-        .map_err(failed)?;
-        tx.batch_execute(
-            "CREATE TABLE IF NOT EXISTS sauti_schema (
-                version BIGINT PRIMARY KEY,
-                applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-            )",
-        )
-        .await
-        .map_err(failed)?;
-        let found: i64 = tx
-            .query_one(
-                &prepared(&tx, "SELECT COALESCE(MAX(version), 0) FROM sauti_schema").await?,
-                &[],
-            )
-            .await
-            .map_err(failed)?
-            .get(0);
-        if found > LATEST {
-            return Err(StorageError::TooNew {
-                found,
-                known: LATEST,
-            });
-        }
-        for (index, step) in POSTGRES.iter().enumerate().skip(found as usize) {
-            let version = index as i64 + 1;
-            tx.batch_execute(step).await.map_err(failed)?;
-            tx.execute(
-                &prepared(&tx, "INSERT INTO sauti_schema (version) VALUES ($1)").await?,
-                &[&version],
-            )
-            .await
-            .map_err(failed)?;
-            tracing::info!(version, "PostgreSQL schema migrated");
-        }
-        tx.commit().await.map_err(failed)?;
-        Ok(LATEST)
     }
 }
 

@@ -1,7 +1,14 @@
-//! Conversation sessions: owned by the API key that started them, bound to one scenario, forgotten after an
-//! idle time, and capped in number (the least recently used goes first). One turn of a session runs at a time.
-//! Two implementations: in this process's memory (one machine, the default) and in the shared database (many
-//! replicas: a conversation continues on whichever one the next turn reaches).
+//! The dialogue's conversation stores: where the dialogue actor keeps each agent conversation (its history,
+//! filled slots, a flow in progress) between turns. Conversations are owned by the API key that started them,
+//! bound to one scenario, forgotten after an idle time, and capped in number (the least recently used goes
+//! first). One turn of a conversation runs at a time.
+//!
+//! Two implementations of [`SessionStore`]: [`MemorySessions`], in this process's memory (one machine, the
+//! default), and [`StoredSessions`], in the shared database through [`crate::storage::Store`] (many replicas: a
+//! conversation continues on whichever one the next turn reaches). The rows the latter reads and writes — the
+//! `agent_sessions` table's [`SessionRecord`](crate::storage::SessionRecord) — are defined in
+//! [`crate::storage::sessions`], their SQL in each engine's `sessions` module. The dialogue actor uses these
+//! stores through [`crate::actors::dialogue`], which re-exports them.
 
 mod memory;
 mod stored;

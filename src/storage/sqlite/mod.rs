@@ -1,15 +1,124 @@
-//! The SQLite store: one file in the data directory, each call on a blocking thread.
+//! The SQLite store: one file in the data directory, each call on a blocking thread. [`Database`] holds the
+//! connection and implements [`Store`] here; the SQL for each kind of record lies in the files beside this one,
+//! as plain functions on a [`Connection`], and the schema in `migrations.rs`.
 
+mod dictionaries;
+mod jobs;
+mod keys;
+pub(super) mod migrations;
+mod sessions;
+mod voices;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use rusqlite::Connection;
 
-use super::sessions::{self, SessionClaim, SessionLimits, SessionRecord};
 use super::store::Store;
 use super::{
-    dictionaries, jobs, keys, voices, ClonedVoiceRecord, Database, DictionaryRecord, JobRecord,
-    KeyRecord, KeySecret, StorageError,
+    ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret, SessionClaim,
+    SessionLimits, SessionRecord, StorageError,
 };
+
+/// A handle to the database; cheap to clone.
+#[derive(Clone)]
+pub struct Database {
+    connection: Arc<Mutex<Connection>>,
+    data_dir: PathBuf,
+}
+
+/// The database's file name inside the data directory.
+pub const DATABASE_FILE: &str = "sauti.db";
+
+impl Database {
+    /// Open (creating if needed) `sauti.db` in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Self, StorageError> {
+        std::fs::create_dir_all(data_dir)?;
+        let connection = Connection::open(data_dir.join(DATABASE_FILE))?;
+        Self::prepare(connection, data_dir)
+    }
+
+    /// Open `sauti.db` in `data_dir` only if it exists; never creates a database.
+    pub fn open_existing(data_dir: &Path) -> Result<Self, StorageError> {
+        use rusqlite::OpenFlags;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let connection = Connection::open_with_flags(data_dir.join(DATABASE_FILE), flags)?;
+        Self::prepare(connection, data_dir)
+    }
+
+    fn prepare(connection: Connection, data_dir: &Path) -> Result<Self, StorageError> {
+        // WAL keeps every committed transaction across a process crash; NORMAL sync is enough for that.
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        let mut connection = connection;
+        migrations::migrate(&mut connection)?;
+        Ok(Self {
+            connection: Arc::new(Mutex::new(connection)),
+            data_dir: data_dir.to_path_buf(),
+        })
+    }
+
+    /// The data directory this database lives in.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Run `f` with the connection on a blocking thread.
+    pub async fn run<T, F>(&self, f: F) -> Result<T, StorageError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
+    {
+        let connection = Arc::clone(&self.connection);
+        tokio::task::spawn_blocking(move || {
+            let mut guard = connection
+                .lock()
+                .map_err(|_| StorageError::Task("database lock poisoned".into()))?;
+            f(&mut guard)
+        })
+        .await
+        .map_err(|e| StorageError::Task(e.to_string()))?
+    }
+
+    /// Run `f` with the connection on the current thread (start-up and CLI use).
+    pub fn run_blocking<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let mut guard = self
+            .connection
+            .lock()
+            .map_err(|_| StorageError::Task("database lock poisoned".into()))?;
+        f(&mut guard)
+    }
+
+    /// Whether the database answers and its jobs table can be read (readiness probe). Cheap: it reads the
+    /// index entries of unfinished jobs and one path down the jobs table, never the whole file; a damaged
+    /// database file whose jobs pages cannot be read fails it.
+    async fn check(&self) -> Result<(), StorageError> {
+        self.run(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                [],
+                |r| r.get::<_, i64>(0),
+            )?;
+            let newest: Option<i64> =
+                c.query_row("SELECT MAX(rowid) FROM jobs", [], |r| r.get(0))?;
+            if let Some(rowid) = newest {
+                c.query_row("SELECT status FROM jobs WHERE rowid = ?1", [rowid], |r| {
+                    r.get::<_, String>(0)
+                })?;
+            }
+            Ok(())
+        })
+        .await
+    }
+}
 
 #[async_trait]
 impl Store for Database {
@@ -236,5 +345,41 @@ impl Store for Database {
         let (id, token, state) = (id.to_string(), token.to_string(), state.map(str::to_string));
         self.run(move |c| sessions::release(c, &id, &token, state.as_deref()))
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_of_an_earlier_version_gains_the_job_pronunciation_column() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            // The jobs table as it was before pronunciation dictionaries, with a queued job in it.
+            let old = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
+            old.execute_batch(migrations::FIRST_JOBS_TABLE).unwrap();
+            old.execute(
+                "INSERT INTO jobs (id, owner, status, text, voice_id, settings, created_at, created_unix)
+                 VALUES ('job_old', 'k', 'queued', 'Habari', 'zuri', '{}', '2026-01-01T00:00:00Z', 1)",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Database::open(dir.path()).unwrap();
+        let rules = vec![crate::tts::pronunciation::Rule::alias("Sheng", "shengi")];
+        db.run_blocking(|c| {
+            let old = jobs::get(c, "job_old")?.expect("kept");
+            assert!(old.pronunciation.is_empty());
+            let job = JobRecord::new("k", "Sheng", "zuri", Default::default())
+                .with_pronunciation(rules.clone());
+            jobs::insert(c, &job)?;
+            assert_eq!(jobs::get(c, &job.id)?.unwrap().pronunciation, rules);
+            Ok(())
+        })
+        .unwrap();
+        drop(db);
+        // Opening again finds the column there and leaves it.
+        Database::open(dir.path()).unwrap();
     }
 }
