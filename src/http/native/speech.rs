@@ -134,7 +134,7 @@ pub async fn text_to_speech(
     } else {
         // Encoded chunk by chunk as the connection sends it (synthesis_body).
         let body = SynthesisBody::new(samples.len(), chars, &voice_id);
-        let length = body.len().to_string();
+        let length = body.content_length().to_string();
         let headers = [(header::CONTENT_LENGTH, length)];
         return Ok((json_type(), headers, body.into_body(samples)).into_response());
     };

@@ -98,7 +98,7 @@ impl SynthesisBody {
     }
 
     /// Exact length of the body in bytes.
-    pub fn len(&self) -> usize {
+    pub fn content_length(&self) -> usize {
         let wav = audio::wav_len_16k(self.samples);
         PREFIX.len() + wav.div_ceil(3) * 4 + self.tail.len()
     }
@@ -185,7 +185,7 @@ mod tests {
 
     fn whole(samples: &[f32], chars: usize, voice: &str) -> (usize, Vec<u8>) {
         let body = SynthesisBody::new(samples.len(), chars, voice);
-        let len = body.len();
+        let len = body.content_length();
         let out = body
             .chunks(samples)
             .flat_map(|chunk| chunk.to_vec())
