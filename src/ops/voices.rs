@@ -17,7 +17,7 @@ impl Service {
         match self.has_voice(owner, voice_id).await {
             true => Ok(()),
             false => Err(ApiError::not_found(format!(
-                "voice {voice_id:?} not found; GET {listed_at} lists the voices"
+                "voice_id {voice_id:?} not found; GET {listed_at} lists the voices"
             ))),
         }
     }
