@@ -38,7 +38,7 @@ impl Service {
         let mut request = self.agent_request(turn).await?;
         request.text = text;
         let answer = self.graph.agent.converse(request.clone()).await?;
-        usage::record(Usage::AgentTurn);
+        answered(&answer);
         Ok((request, answer))
     }
 
@@ -71,7 +71,7 @@ impl Service {
             .agent
             .converse_audio(request.clone(), speech)
             .await?;
-        usage::record(Usage::AgentTurn);
+        answered(&answer);
         Ok((request, answer))
     }
 
@@ -94,4 +94,10 @@ impl Service {
             format: turn.format,
         })
     }
+}
+
+/// Count a turn answered, and the characters its reply was spoken with.
+fn answered(turn: &AgentTurn) {
+    usage::record(Usage::AgentTurn);
+    usage::record(Usage::Characters(turn.agent_text.chars().count()));
 }

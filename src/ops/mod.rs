@@ -23,7 +23,7 @@ pub mod speech;
 pub mod stream;
 pub mod text;
 pub mod transcribe;
-pub mod usage;
+pub use crate::telemetry::usage;
 pub mod voices;
 
 use std::sync::Arc;

@@ -5,6 +5,7 @@
 pub mod labels;
 pub mod metrics;
 pub mod request_scope;
+pub mod usage;
 
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt as _;

@@ -3,6 +3,7 @@
 //! back to the session actor as a message, so the session decides what reaches the client: a turn that is
 //! talked over is aborted, and anything it had still on its way is dropped.
 
+use crate::telemetry::usage::{self, Usage};
 use std::sync::Arc;
 
 use ractor::ActorRef;
@@ -82,6 +83,8 @@ async fn steps(
     let text = match said {
         Said::Text(text) => text,
         Said::Audio(audio) => {
+            let seconds = audio.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
+            usage::record(Usage::RecognisedSeconds(seconds));
             let transcript = patiently(
                 || {
                     services.asr.transcribe(
@@ -114,6 +117,8 @@ async fn steps(
         .await
         .map_err(|e| e.to_string())?;
     let reply = answered.reply.text;
+    usage::record(Usage::AgentTurn);
+    usage::record(Usage::Characters(reply.chars().count()));
     report(TurnEvent::Answered {
         text: reply.clone(),
         session_id: answered.session_id,

@@ -1,5 +1,6 @@
-//! What each operation used, counted in one place: characters synthesised, seconds of audio recognised or
-//! cloned from, agent turns. `/metrics` shows the totals as `sauti_usage_total{kind}`.
+//! What the service's work used, counted in one place: characters synthesised, seconds of audio recognised
+//! or cloned from, agent turns. The operations (`crate::ops`) record every request's use, and the realtime
+//! sessions their turns'. `/metrics` shows the totals as `sauti_usage_total{kind}`.
 
 /// One measure of use.
 #[derive(Debug, Clone, Copy)]
