@@ -95,6 +95,11 @@ fn metrics_count_requests_synthesis_jobs_and_limits() {
         count(r#"sauti_tts_characters_total{voice="zuri"}"#),
         "Habari ya leo".len() as f64 + "Karibu sana.".len() as f64
     );
+    // The operations count what each request used, whichever path it came by: the answer and the job.
+    assert_eq!(
+        count(r#"sauti_usage_total{kind="tts_characters"}"#),
+        "Habari ya leo".len() as f64 + "Karibu sana.".len() as f64
+    );
     assert!(count(r#"sauti_tts_audio_milliseconds_total{voice="zuri"}"#) > 500.0);
     assert!(count(r#"sauti_tts_real_time_factor_count{engine="formant"}"#) >= 2.0);
     assert_eq!(count(r#"sauti_jobs_total{state="queued"}"#), 1.0);
