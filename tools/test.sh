@@ -52,7 +52,7 @@ await() {
   echo "   waiting for the background job: ${job_what[$name]}"
   wait "${job_pid[$name]}" || status=$?
   unset "job_pid[$name]"
-  read -r _ seconds at <"target/ci/$name.done"
+  read -r _ seconds at <"target/ci/$name.done" 2>/dev/null || { seconds=0; at=$((SECONDS - run_started)); }
   stage_times+=("$(printf '%6d s  %s (background, done at %d s)' "$seconds" "${job_what[$name]}" "$at")")
   if [ "$status" -ne 0 ]; then
     echo "---- target/ci/$name.log (last 100 lines)"
