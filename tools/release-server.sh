@@ -2,10 +2,11 @@
 #
 #   start_release_server KEY [SAUTI__X__Y=value ...]
 #
-# Builds the release binary, starts `sauti serve` on a free loopback port with a fresh data dir, the given key,
-# limits raised out of the way and only the voices that can speak (the shipped neural voices are inactive without
-# their models and rightly answer 503), plus any extra environment given. Sets `base` (the server's URL),
-# `server` (its pid) and `server_data` (its data dir), and stops the server and removes the dir on exit.
+# Builds the release binary (nothing to do when the build is fresh, as after tools/test.sh's background build),
+# starts `sauti serve` on a free loopback port with a fresh data dir, the given key, limits raised out of the way
+# and only the voices that can speak (the shipped neural voices are inactive without their models and rightly
+# answer 503), plus any extra environment given. Sets `base` (the server's URL), `server` (its pid) and
+# `server_data` (its data dir), and stops the server and removes the dir on exit.
 
 start_release_server() {
   local key="$1"

@@ -5,11 +5,13 @@
 # Every operation is fuzzed; recognition runs on the tiny Whisper fixture model (so it answers rather than 503),
 # and tools/schemathesis.toml accepts 422 for random bytes sent as `audio`. A second run fuzzes the recognition
 # operations of a server without a model: invalid requests must still be 4xx, never the 503 of a missing model.
+#   bash tools/schemathesis.sh [--install]   (--install: only install schemathesis)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check "schemathesis==4.32.5" 2>/dev/null \
   || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "schemathesis==4.32.5"
+[ "${1:-}" = "--install" ] && exit 0
 source tools/release-server.sh
 key="schemathesis-key-0123456789"
 start_release_server "$key" SAUTI__ASR__MODEL="$PWD/tests/fixtures/whisper/model" SAUTI__ASR__MAX_NEW_TOKENS=8 \

@@ -2,6 +2,8 @@
 //! digit; offered spans fall on character boundaries.
 #![no_main]
 
+mod malloc_limit;
+
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;

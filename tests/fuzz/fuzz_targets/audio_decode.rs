@@ -2,6 +2,8 @@
 //! a sane native rate, finite samples within the duration cap — that resamples to finite 16 kHz samples.
 #![no_main]
 
+mod malloc_limit;
+
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;

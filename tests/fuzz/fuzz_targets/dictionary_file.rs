@@ -5,6 +5,8 @@
 //! reads back as, and that a text is measured with the same within a limit as without one.
 #![no_main]
 
+mod malloc_limit;
+
 use libfuzzer_sys::fuzz_target;
 use sauti::tts::lexicon::Lexicon;
 use sauti::tts::pronunciation::{self, expand, file, pls, Rule, MAX_RULES};

@@ -1,6 +1,8 @@
 //! Any text, raw or normalised: the G2P gives words of non-empty syllables with the stress on one of them.
 #![no_main]
 
+mod malloc_limit;
+
 use libfuzzer_sys::fuzz_target;
 use sauti::tts::g2p::{transcribe, Utterance};
 use sauti::tts::lexicon::Lexicon;

@@ -2,6 +2,8 @@
 //! output within a fixed multiple of the input.
 #![no_main]
 
+mod malloc_limit;
+
 use libfuzzer_sys::fuzz_target;
 use sauti::tts::normalize::normalize;
 

@@ -4,6 +4,8 @@
 //! finite and in range, a typed turn is within its length, and encoding any event back for the client works.
 #![no_main]
 
+mod malloc_limit;
+
 use axum::extract::ws::Message;
 use libfuzzer_sys::fuzz_target;
 use sauti::actors::realtime::{Inbound, Outbound};

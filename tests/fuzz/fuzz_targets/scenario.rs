@@ -1,6 +1,8 @@
 //! Any scenario file: the parser accepts it or names a problem on a line that exists in the file.
 #![no_main]
 
+mod malloc_limit;
+
 use libfuzzer_sys::fuzz_target;
 use sauti::dialogue::scenario::parse;
 

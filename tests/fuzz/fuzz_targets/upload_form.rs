@@ -2,6 +2,8 @@
 //! ends in a form or in a client error (400, 413, 415 or 422) — never a panic, a hang or a server error.
 #![no_main]
 
+mod malloc_limit;
+
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
