@@ -38,7 +38,10 @@ background() {
   (
     started=$SECONDS
     status=0
-    setsid nice -n "$niceness" "$@" >"target/ci/$name.log" 2>&1 </dev/null &
+    # A session of its own (so the whole job can be stopped), niced twice: the kernel schedules each session as
+    # one group (autogroup), so a nice inside it alone would only rank its processes among themselves.
+    setsid bash -c 'echo "$1" >/proc/self/autogroup 2>/dev/null || true; shift; exec nice -n "$0" "$@"' \
+      "$niceness" "$niceness" "$@" >"target/ci/$name.log" 2>&1 </dev/null &
     echo $! >"target/ci/$name.pgid"
     wait $! || status=$?
     echo "$status $((SECONDS - started)) $((SECONDS - run_started))" >"target/ci/$name.done"
