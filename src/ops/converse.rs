@@ -50,14 +50,7 @@ impl Service {
         audio: Result<Vec<u8>, ApiError>,
     ) -> Result<(AgentRequest, AgentTurn), ApiError> {
         let request = self.agent_request(turn).await?;
-        self.graph
-            .dialogue
-            .check(TurnRequest {
-                owner: request.owner.clone(),
-                scenario: request.scenario.clone(),
-                session_id: request.session_id.clone(),
-                text: String::new(),
-            })
+        self.check_conversation(&request.owner, &request.scenario, &request.session_id)
             .await?;
         let audio = self.decode(audio?, Default::default()).await?;
         self.graph.asr.ensure_available().await?;
@@ -78,8 +71,7 @@ impl Service {
     /// The agent's request for `turn`: its voice checked (the agent's voice when none is named) and its
     /// dictionaries read.
     async fn agent_request(&self, turn: Converse) -> Result<AgentRequest, ApiError> {
-        let voice_id = (turn.voice_id).unwrap_or_else(|| self.settings.tts.agent_voice.clone());
-        self.voice_of(&turn.owner, &voice_id, "/v1/voices").await?;
+        let voice_id = self.agent_voice(&turn.owner, turn.voice_id).await?;
         let pronunciation = self
             .dictionaries
             .resolve(&turn.owner, &turn.locators)
@@ -93,6 +85,37 @@ impl Service {
             pronunciation,
             format: turn.format,
         })
+    }
+}
+
+impl Service {
+    /// The voice the agent speaks to `owner` with: the one named (if the key may use it, else 404), or the
+    /// agent's voice.
+    pub async fn agent_voice(
+        &self,
+        owner: &str,
+        named: Option<String>,
+    ) -> Result<String, ApiError> {
+        let voice_id = named.unwrap_or_else(|| self.settings.tts.agent_voice.clone());
+        self.voice_of(owner, &voice_id, "/v1/voices").await?;
+        Ok(voice_id)
+    }
+
+    /// Whether a conversation can go on in `scenario` and `session_id` for `owner` (the scenario exists, the
+    /// session is the key's and of that scenario): checked before any audio is decoded or heard.
+    pub async fn check_conversation(
+        &self,
+        owner: &str,
+        scenario: &Option<String>,
+        session_id: &Option<String>,
+    ) -> Result<(), ApiError> {
+        let request = TurnRequest {
+            owner: owner.to_string(),
+            scenario: scenario.clone(),
+            session_id: session_id.clone(),
+            text: String::new(),
+        };
+        Ok(self.graph.dialogue.check(request).await?)
     }
 }
 

@@ -8,7 +8,6 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::Service;
-use crate::actors::dialogue::TurnRequest;
 use crate::actors::realtime::{
     self, Outbound, Seat, SeatError, Services, SessionHandle, SessionOptions, TurnGate,
 };
@@ -35,8 +34,7 @@ pub struct OpenSession {
 impl Service {
     /// Check a session before its socket opens: how it will run, or the problem with it.
     pub async fn check_session(&self, open: OpenSession) -> Result<SessionOptions, ApiError> {
-        let voice_id = (open.voice_id).unwrap_or_else(|| self.settings.tts.agent_voice.clone());
-        self.voice_of(&open.owner, &voice_id, "/v1/voices").await?;
+        let voice_id = self.agent_voice(&open.owner, open.voice_id).await?;
         let settings = &self.settings.realtime;
         let end_of_turn = open.end_of_turn_ms.unwrap_or(settings.end_of_turn_ms);
         let (lo, hi) = crate::config::END_OF_TURN_RANGE_MS;
@@ -45,14 +43,7 @@ impl Service {
                 "`end_of_turn_ms` must be between {lo} and {hi}"
             )));
         }
-        self.graph
-            .dialogue
-            .check(TurnRequest {
-                owner: open.owner.clone(),
-                scenario: open.scenario.clone(),
-                session_id: open.session_id.clone(),
-                text: String::new(),
-            })
+        self.check_conversation(&open.owner, &open.scenario, &open.session_id)
             .await?;
         Ok(SessionOptions {
             owner: open.owner,
