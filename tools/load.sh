@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A bounded load run over loopback with wrk (Debian's package), as CI runs it: the release server, a 45 s warm-up
+# A bounded load run over loopback with wrk (Debian's package), as CI runs it: the server the tests built
+# (SAUTI_SERVER_PROFILE=release for the release build, see tools/test-server.sh), a 45 s warm-up
 # (the job table and SQLite's page cache grow in it, then RSS settles), then 30 s of voices, text-to-speech and jobs
 # (tools/load.lua) from 4 connections. Prints the request count, the error rate, p50/p99 and the server's RSS, read
 # every second of the run. Fails on any error (non-2xx answer, connection or timeout error), on fewer than 10,000
@@ -17,10 +18,10 @@ if ! command -v wrk >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends wrk
 fi
 
-source tools/release-server.sh
+source tools/test-server.sh
 key="load-key-0123456789"
 # Jobs are created faster than one worker finishes them; the per-key cap on unfinished jobs is lifted for the run.
-start_release_server "$key" SAUTI__JOBS__MAX_UNFINISHED_PER_KEY=1000000 MIMALLOC_ARENA_EAGER_COMMIT=0
+start_test_server "$key" SAUTI__JOBS__MAX_UNFINISHED_PER_KEY=1000000 MIMALLOC_ARENA_EAGER_COMMIT=0
 
 rss_mb() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$server/status"; }
 
@@ -44,7 +45,7 @@ read -r first last < <(awk 'NR <= 10 && (f == "" || $1 < f) { f = $1 } NR > 20 &
 value() { sed -n "s/^$1 //p" <<<"$out"; }
 requests=$(value requests)
 errors=$(value errors)
-printf 'wrk, 2 threads, 4 connections, 30 s (after a 45 s warm-up), release build:\n'
+printf 'wrk, 2 threads, 4 connections, 30 s (after a 45 s warm-up), %s build:\n' "$server_profile"
 printf '  requests %s (%s/s), errors %s, p50 %s ms, p99 %s ms\n' \
   "$requests" "$((requests / 30))" "$errors" "$(value p50_ms)" "$(value p99_ms)"
 printf '  server RSS each second (MB): %s\n' "$(paste -sd ' ' "$server_data/rss")"

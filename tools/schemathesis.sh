@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Contract fuzzing: schemathesis generates requests from GET /openapi.json of a running release server (a test
-# key, limits raised) and checks every answer: no server errors, documented status codes and content types,
-# response schemas, valid data accepted and invalid data refused. Any failure fails this script.
+# Contract fuzzing: schemathesis generates requests from GET /openapi.json of a running server (a test key,
+# limits raised; the tests' build unless SAUTI_SERVER_PROFILE says otherwise, see tools/test-server.sh) and
+# checks every answer: no server errors, documented status codes and content types, response schemas, valid
+# data accepted and invalid data refused. Any failure fails this script.
 # Every operation is fuzzed; recognition runs on the tiny Whisper fixture model (so it answers rather than 503),
 # and tools/schemathesis.toml accepts 422 for random bytes sent as `audio`. A second run fuzzes the recognition
 # operations of a server without a model: invalid requests must still be 4xx, never the 503 of a missing model.
@@ -12,9 +13,9 @@ cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check "schemathesis==4.32.5" 2>/dev/null \
   || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "schemathesis==4.32.5"
 [ "${1:-}" = "--install" ] && exit 0
-source tools/release-server.sh
+source tools/test-server.sh
 key="schemathesis-key-0123456789"
-start_release_server "$key" SAUTI__ASR__MODEL="$PWD/tests/fixtures/whisper/model" SAUTI__ASR__MAX_NEW_TOKENS=8 \
+start_test_server "$key" SAUTI__ASR__MODEL="$PWD/tests/fixtures/whisper/model" SAUTI__ASR__MAX_NEW_TOKENS=8 \
   SAUTI__MODELS__ONNXRUNTIME="${ORT_DYLIB_PATH:-$(bash tools/onnxruntime.sh)}"
 
 python3 -m schemathesis.cli --config-file tools/schemathesis.toml run "$base/openapi.json" \
@@ -26,7 +27,7 @@ python3 -m schemathesis.cli --config-file tools/schemathesis.toml run "$base/ope
 kill "$server" 2>/dev/null || true
 wait "$server" 2>/dev/null || true
 rm -rf "$server_data"
-start_release_server "$key" SAUTI__ASR__MODEL=no-model-installed
+start_test_server "$key" SAUTI__ASR__MODEL=no-model-installed
 python3 -m schemathesis.cli --config-file tools/schemathesis.toml run "$base/openapi.json" \
   --header "xi-api-key: $key" --checks all --max-examples 60 --request-timeout 60 \
   --include-path-regex "/(speech-to-text|audio/(transcriptions|translations)|voice-agent/converse/audio)" \

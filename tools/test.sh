@@ -2,9 +2,8 @@
 # The whole test suite, on a fresh machine: installs what the tests need, then checks formatting, lints and
 # runs every test. Safe to run again; installs are skipped when already present.
 #
-# The builds that only later stages need (the release server, the fuzz targets) run in the background at the
-# lowest priority while the test binaries run, which mostly wait on servers and sockets; a stage that needs one
-# waits for it first.
+# The build that only the last stage needs (the fuzz targets) runs in the background at the lowest priority while
+# the lints and tests run, which often wait on servers and sockets; the fuzzing stage waits for it first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -118,23 +117,23 @@ echo "   $ORT_DYLIB_PATH"
 stage "cargo fmt --check"
 cargo fmt --all -- --check
 
-# The builds for the later stages: niced, they take only the CPU the stages leave idle (the serial stretches of
-# compiling sauti itself, the test binaries' waiting). The release server goes first (nice 15 against 19).
-# They start before the lints when the machine has the memory for three compilers of sauti at once, otherwise
-# once the test binaries are built.
+# The build for the last stage, the fuzz targets: niced, it takes only the CPU the stages leave idle (the serial
+# stretches of compiling sauti itself, the test binaries' waiting). It starts before the lints when the machine
+# has the memory for two compilers of sauti at once, otherwise once the test binaries are built. Schemathesis and
+# the load run use the server binary the tests built (tools/test-server.sh), so nothing is compiled twice.
 start_builds() {
-  background release 15 "cargo build --release (the server for schemathesis and the load run)" \
-    cargo build --release --locked
   background fuzz-build 19 "the fuzz targets (tools/fuzz.sh --build)" bash tools/fuzz.sh --build
 }
 memory_gb=$(awk '/^MemTotal:/ { print int($2 / 1048576) }' /proc/meminfo)
 early=0
-[ "$memory_gb" -ge 12 ] && early=1
+[ "$memory_gb" -ge 8 ] && early=1
 
 stage "cargo clippy"
 [ "$early" = 1 ] && start_builds
 cargo clippy --all-targets --locked -- -D warnings
-cargo clippy --all-targets --locked --features fault-injection -- -D warnings
+# The fault switch changes only the library (and so the binary) and adds the test built with it; the other
+# targets' code is the same with it on, and the run above linted it.
+cargo clippy --locked --features fault-injection --lib --bins --test fault_injection -- -D warnings
 
 stage "cargo test --no-run: building the test binaries"
 cargo test --locked --no-run
@@ -149,14 +148,13 @@ SAUTI_TEST_REPLICAS=2 cargo test --locked --test service -- service_http:: voice
 stage "supervision under injected faults"
 cargo test --locked --features fault-injection --test fault_injection
 
-stage "waiting for the release build and schemathesis"
-await release
+stage "waiting for schemathesis"
 await schemathesis-install
 
-stage "contract fuzzing: schemathesis against /openapi.json of the release server"
+stage "contract fuzzing: schemathesis against /openapi.json of the server the tests ran"
 bash tools/schemathesis.sh
 
-stage "load: wrk against the release server (voices, text-to-speech, jobs)"
+stage "load: wrk against the server the tests ran (voices, text-to-speech, jobs)"
 bash tools/load.sh
 
 stage "waiting for the fuzz targets' build"
