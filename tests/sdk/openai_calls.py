@@ -4,6 +4,7 @@ Usage: python3 openai_calls.py BASE_URL API_KEY OUT_DIR SWAHILI_WAV ENGLISH_WAV
 Writes the audio the SDK returns into OUT_DIR and a summary, OUT_DIR/results.json, for the Rust test to check
 (decoding, durations, transcripts against sauti's own path). Exits non-zero on the first unexpected exception.
 """
+import base64
 import json
 import pathlib
 import sys
@@ -31,6 +32,21 @@ for fmt in ["mp3", "opus", "flac", "wav", "pcm"]:
 with client.audio.speech.with_streaming_response.create(
         model="tts-1-hd", voice="zuri", input=text, response_format="opus") as streamed:
     (out / "streamed.opus").write_bytes(b"".join(streamed.iter_bytes(4096)))
+# Server-sent events: each delta's audio joined is the whole PCM; the done event closes the stream.
+with client.audio.speech.with_streaming_response.create(
+        model="gpt-4o-mini-tts", voice="zuri", input=text, response_format="pcm", stream_format="sse") as events:
+    deltas, kinds, done = [], [], None
+    for line in events.iter_lines():
+        if not line.startswith("data: "):
+            continue
+        event = json.loads(line[len("data: "):])
+        kinds.append(event["type"])
+        if event["type"] == "speech.audio.delta":
+            deltas.append(base64.b64decode(event["audio"]))
+        elif event["type"] == "speech.audio.done":
+            done = event
+    (out / "sse.pcm").write_bytes(b"".join(deltas))
+    results["sse"] = {"content_type": events.headers["content-type"], "kinds": kinds, "done": done}
 
 
 def refusal(call):

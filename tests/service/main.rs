@@ -36,6 +36,7 @@ mod service_lifecycle;
 mod shared_limits;
 mod speech_to_text;
 mod streaming;
+mod synthesis_costs;
 mod voice_agent;
 mod voice_agent_llm;
 mod voice_cloning;

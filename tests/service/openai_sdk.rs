@@ -69,6 +69,11 @@ fn the_openai_sdk_works_unchanged() {
             24_000,
             &["-f", "s16le", "-ar", "24000", "-ac", "1"],
         ),
+        (
+            "sse.pcm",
+            24_000,
+            &["-f", "s16le", "-ar", "24000", "-ac", "1"],
+        ),
     ] {
         let bytes = read(file);
         let (got, channels, seconds) = probe(&bytes, input);
@@ -85,6 +90,29 @@ fn the_openai_sdk_works_unchanged() {
             assert_eq!(decoded.sample_rate, rate, "{file}");
         }
     }
+    // The events: a delta per sentence (two here) before the one done event, which counts the characters.
+    let sse = &results["sse"];
+    assert!(
+        sse["content_type"]
+            .as_str()
+            .unwrap()
+            .starts_with("text/event-stream"),
+        "{sse}"
+    );
+    let kinds: Vec<&str> = sse["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert!(kinds.len() >= 3, "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"speech.audio.done"), "{kinds:?}");
+    assert!(kinds[..kinds.len() - 1]
+        .iter()
+        .all(|k| *k == "speech.audio.delta"));
+    let text = "Habari za mchana. Mkopo wako wa shilingi laki tano umeidhinishwa leo.";
+    assert_eq!(sse["done"]["usage"]["input_tokens"], text.chars().count());
+    assert_eq!(sse["done"]["usage"]["total_tokens"], text.chars().count());
     let (_, _, fast) = probe(&read("fast.wav"), &[]);
     assert!(
         fast < reference * 0.7,

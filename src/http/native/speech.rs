@@ -11,6 +11,7 @@ use crate::dictionaries::Locator;
 use crate::http::native::formats::FormatQuery;
 use crate::http::native::synthesis_body::SynthesisBody;
 use crate::http::transport::auth::Caller;
+use crate::http::transport::cost::character_cost;
 use crate::http::transport::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::http::transport::problem::ApiError;
 use crate::http::AppState;
@@ -84,7 +85,7 @@ impl TtsRequest {
 }
 
 /// 202 with the job's record (and where its audio will be, in `format`, when that is not the stored WAV).
-fn accepted(job: &JobRecord, format: OutputFormat) -> Response {
+fn accepted(job: &JobRecord, format: OutputFormat, chars: usize) -> Response {
     let mut created = JobCreated::from(job);
     created.audio_url = (format != OutputFormat::WAV_16K).then(|| {
         format!(
@@ -93,7 +94,7 @@ fn accepted(job: &JobRecord, format: OutputFormat) -> Response {
             format.name()
         )
     });
-    (StatusCode::ACCEPTED, Json(created)).into_response()
+    (StatusCode::ACCEPTED, character_cost(chars), Json(created)).into_response()
 }
 
 /// `POST /v1/text-to-speech/{voice_id}`: 200 with audio up to 2,000 characters, 202 with a job beyond.
@@ -123,7 +124,8 @@ pub async fn text_to_speech(
         .prepare_speech(request.speak(&caller, voice_id, TTS_MAX_CHARS))
         .await?;
     if prepared.needs_a_job() {
-        return Ok(accepted(&prepared.queue(&state).await?, format));
+        let chars = prepared.chars();
+        return Ok(accepted(&prepared.queue(&state).await?, format, chars));
     }
     let (chars, voice_id) = (prepared.chars(), prepared.voice_id().to_string());
     let samples = prepared.samples(&state).await?;
@@ -134,11 +136,11 @@ pub async fn text_to_speech(
     } else {
         // Encoded chunk by chunk as the connection sends it (synthesis_body).
         let body = SynthesisBody::new(samples.len(), chars, &voice_id);
-        let length = body.content_length().to_string();
-        let headers = [(header::CONTENT_LENGTH, length)];
-        return Ok((json_type(), headers, body.into_body(samples)).into_response());
+        let length = [(header::CONTENT_LENGTH, body.content_length().to_string())];
+        let cost = character_cost(chars);
+        return Ok((json_type(), length, cost, body.into_body(samples)).into_response());
     };
-    Ok((json_type(), body).into_response())
+    Ok((json_type(), character_cost(chars), body).into_response())
 }
 
 fn json_type() -> [(header::HeaderName, &'static str); 1] {
@@ -193,8 +195,10 @@ pub async fn create_job(
         pronunciation_dictionary_locators: request.pronunciation_dictionary_locators,
     }
     .speak(&caller, voice_id, state.settings.jobs.max_chars);
-    let job = state.prepare_speech(speak).await?.queue(&state).await?;
-    Ok((StatusCode::ACCEPTED, Json(JobCreated::from(&job))).into_response())
+    let prepared = state.prepare_speech(speak).await?;
+    let cost = character_cost(prepared.chars());
+    let job = prepared.queue(&state).await?;
+    Ok((StatusCode::ACCEPTED, cost, Json(JobCreated::from(&job))).into_response())
 }
 
 /// `GET /v1/tts/jobs/{job_id}` body.

@@ -13,6 +13,7 @@ use crate::http::compat::elevenlabs::timestamps::Alignment;
 use crate::http::native::formats::FormatQuery;
 use crate::http::native::speech::{TtsRequest, TTS_MAX_CHARS};
 use crate::http::transport::auth::Caller;
+use crate::http::transport::cost::character_cost;
 use crate::http::transport::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::http::transport::problem::ApiError;
 use crate::http::AppState;
@@ -44,14 +45,13 @@ pub async fn stream(
 ) -> Result<Response, ApiError> {
     let format = query.format()?;
     let speak = request.speak(&caller, voice_id, TTS_MAX_CHARS);
-    let opened = state
-        .prepare_speech(speak)
-        .await?
-        .stream(&state, false)
-        .await?;
+    let prepared = state.prepare_speech(speak).await?;
+    let cost = character_cost(prepared.chars());
+    let opened = prepared.stream(&state, false).await?;
     let chunks = crate::ops::stream::encoded(&state, format, opened)?;
     Ok((
         [(header::CONTENT_TYPE, format.media_type())],
+        cost,
         crate::http::native::streaming::audio(chunks),
     )
         .into_response())
@@ -122,7 +122,7 @@ pub async fn with_timestamps(
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(request): ApiJson<TtsRequest>,
-) -> Result<Json<TimedSynthesis>, ApiError> {
+) -> Result<Response, ApiError> {
     let format = query.format()?;
     let text = request.text.clone();
     let prepared = (state.prepare_speech(request.speak(&caller, voice_id, TTS_MAX_CHARS))).await?;
@@ -130,7 +130,8 @@ pub async fn with_timestamps(
     let (samples, words) = prepared.timed(&state).await?;
     let duration = samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
     let audio = crate::ops::encode::encode(&state, format, samples).await?;
-    Ok(Json(TimedSynthesis {
+    let cost = character_cost(chars);
+    let timed = Json(TimedSynthesis {
         audio_base64: base64::engine::general_purpose::STANDARD.encode(audio),
         content_type: format.media_type().to_string(),
         duration_seconds: ms(duration),
@@ -146,5 +147,6 @@ pub async fn with_timestamps(
                 end: ms(w.end),
             })
             .collect(),
-    }))
+    });
+    Ok((cost, timed).into_response())
 }

@@ -10,6 +10,7 @@ use super::{check_model, Kind};
 use crate::audio::output::OutputFormat;
 use crate::dictionaries::Locator;
 use crate::http::transport::auth::Caller;
+use crate::http::transport::cost::character_cost;
 use crate::http::transport::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::http::transport::problem::ApiError;
 use crate::http::AppState;
@@ -166,9 +167,9 @@ pub async fn convert(
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
 ) -> Result<Response, ApiError> {
     let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
-    let format = prepared.format;
+    let (format, cost) = (prepared.format, character_cost(prepared.speech.chars()));
     let audio = prepared.speech.encoded(&state, format).await?;
-    Ok(([(header::CONTENT_TYPE, format.media_type())], audio).into_response())
+    Ok(([(header::CONTENT_TYPE, format.media_type())], cost, audio).into_response())
 }
 
 /// `POST /elevenlabs/v1/text-to-speech/{voice_id}/stream`.
@@ -197,11 +198,12 @@ pub async fn stream(
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
 ) -> Result<Response, ApiError> {
     let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
-    let format = prepared.format;
+    let (format, cost) = (prepared.format, character_cost(prepared.speech.chars()));
     let opened = prepared.speech.stream(&state, false).await?;
     let chunks = crate::ops::stream::encoded(&state, format, opened)?;
     Ok((
         [(header::CONTENT_TYPE, format.media_type())],
+        cost,
         crate::http::native::streaming::audio(chunks),
     )
         .into_response())

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::speech::{prepare, ElevenSpeechRequest, SpeechQuery};
 use crate::http::transport::auth::Caller;
+use crate::http::transport::cost::character_cost;
 use crate::http::transport::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::http::transport::problem::ApiError;
 use crate::http::AppState;
@@ -63,16 +64,18 @@ async fn timed(
     voice_id: &str,
     query: SpeechQuery,
     request: ElevenSpeechRequest,
-) -> Result<AudioWithTimestamps, ApiError> {
+) -> Result<Response, ApiError> {
     let prepared = prepare(state, caller, voice_id, query, request).await?;
+    let cost = character_cost(prepared.speech.chars());
     let (text, format) = (prepared.text, prepared.format);
     let (samples, words) = prepared.speech.timed(state).await?;
     let audio = crate::ops::encode::encode(state, format, samples).await?;
-    Ok(AudioWithTimestamps {
+    let timed = AudioWithTimestamps {
         audio_base64: base64::engine::general_purpose::STANDARD.encode(audio),
         alignment: alignment::written(&text, &words).into(),
         normalized_alignment: alignment::normalized(&words).into(),
-    })
+    };
+    Ok((cost, Json(timed)).into_response())
 }
 
 /// `POST /elevenlabs/v1/text-to-speech/{voice_id}/with-timestamps`.
@@ -92,10 +95,8 @@ pub async fn convert(
     ApiPath(voice_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<SpeechQuery>,
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
-) -> Result<Json<AudioWithTimestamps>, ApiError> {
-    Ok(Json(
-        timed(&state, &caller, &voice_id, query, request).await?,
-    ))
+) -> Result<Response, ApiError> {
+    timed(&state, &caller, &voice_id, query, request).await
 }
 
 /// Places each streamed piece's characters on the whole text's timeline.
@@ -176,7 +177,7 @@ pub async fn stream(
     ApiJson(request): ApiJson<ElevenSpeechRequest>,
 ) -> Result<Response, ApiError> {
     let prepared = prepare(&state, &caller, &voice_id, query, request).await?;
-    let format = prepared.format;
+    let (format, cost) = (prepared.format, character_cost(prepared.speech.chars()));
     let mut aligner = Aligner {
         text: prepared.text.clone(),
         placed: 0,
@@ -200,6 +201,7 @@ pub async fn stream(
     });
     Ok((
         [(header::CONTENT_TYPE, "application/x-ndjson")],
+        cost,
         Body::from_stream(lines),
     )
         .into_response())

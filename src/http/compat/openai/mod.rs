@@ -4,6 +4,7 @@
 //! problem+json errors are those of every other path, and the problems here also carry the
 //! `{"error": {"message", …}}` member OpenAI's SDKs read.
 
+mod events;
 pub mod speech;
 pub mod transcription;
 

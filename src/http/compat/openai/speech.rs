@@ -1,4 +1,6 @@
-//! `POST /v1/audio/speech`: OpenAI's speech request, answered with the audio bytes in the asked format.
+//! `POST /v1/audio/speech`: OpenAI's speech request, answered with the audio bytes in the asked format, or with
+//! `stream_format: "sse"` as server-sent events (`speech.audio.delta` with each piece's audio as it is made, then
+//! `speech.audio.done`).
 
 use axum::extract::State;
 use axum::http::header;
@@ -8,6 +10,7 @@ use serde::Deserialize;
 use super::{check_model, Kind};
 use crate::audio::output::OutputFormat;
 use crate::http::transport::auth::Caller;
+use crate::http::transport::cost::character_cost;
 use crate::http::transport::extract::ApiJson;
 use crate::http::transport::problem::ApiError;
 use crate::http::AppState;
@@ -61,20 +64,27 @@ pub struct SpeechRequest {
     #[allow(dead_code)]
     #[serde(default)]
     instructions: Option<String>,
-    /// `audio` (the default) only.
+    /// `audio` (the default: the audio itself, sent as it is made) or `sse` (server-sent events:
+    /// `speech.audio.delta` carrying base64 audio in `response_format`, then `speech.audio.done`).
     #[serde(default)]
-    #[schema(pattern = "^audio$")]
+    #[schema(example = "audio", pattern = "^(audio|sse)$")]
     stream_format: Option<String>,
 }
 
 /// `POST /v1/audio/speech`.
 #[utoipa::path(post, path = "/v1/audio/speech", operation_id = "createSpeech", tag = "openai",
     summary = "Synthesise speech (OpenAI-compatible)",
-    description = "OpenAI's speech request; the answer is the audio itself, in `response_format`.",
+    description = "OpenAI's speech request; the answer is the audio itself, in `response_format`, or with \
+                   `stream_format: \"sse\"` a `text/event-stream`: a `speech.audio.delta` event (`audio`: base64 \
+                   of the next bytes of the audio in `response_format`) as each sentence is made, then \
+                   `speech.audio.done` with `usage` (sauti counts characters: `input_tokens` is the characters \
+                   synthesised, `output_tokens` 0). A failure after the first event ends the stream without \
+                   `speech.audio.done`.",
     request_body = SpeechRequest,
     responses(
         (status = 200, description = "The audio", content(
             (Vec<u8> = "audio/mpeg"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/flac"), (Vec<u8> = "audio/wav"), (Vec<u8> = "audio/pcm"),
+            (String = "text/event-stream"),
         )),
         (status = 400, description = "Malformed JSON", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 415, description = "The body is not JSON", content_type = "application/problem+json", body = crate::http::openapi::Problem),
@@ -93,11 +103,15 @@ pub async fn create(
     };
     let format = OutputFormat::openai(request.response_format.as_deref().unwrap_or("mp3"))
         .map_err(ApiError::unprocessable)?;
-    if let Some(other) = request.stream_format.filter(|f| f != "audio") {
-        return Err(ApiError::unprocessable(format!(
-            "`stream_format` {other:?} is not offered; omit it or send \"audio\""
-        )));
-    }
+    let events = match request.stream_format.as_deref() {
+        None | Some("audio") => false,
+        Some("sse") => true,
+        Some(other) => {
+            return Err(ApiError::unprocessable(format!(
+                "`stream_format` {other:?} is not offered; send \"audio\" (the default) or \"sse\""
+            )))
+        }
+    };
     let speaking_rate = crate::tts::speaking_rate_of(request.speed.unwrap_or(1.0), "speed")
         .map_err(ApiError::unprocessable)?;
     let speak = Speak {
@@ -113,10 +127,14 @@ pub async fn create(
         locators: Vec::new(),
         voices_at: "/v1/voices",
     };
-    let audio = state
-        .prepare_speech(speak)
-        .await?
-        .encoded(&state, format)
-        .await?;
-    Ok(([(header::CONTENT_TYPE, format.media_type())], audio).into_response())
+    let prepared = state.prepare_speech(speak).await?;
+    let chars = prepared.chars();
+    if events {
+        let opened = prepared.stream(&state, false).await?;
+        let chunks = crate::ops::stream::encoded(&state, format, opened)?;
+        return Ok((character_cost(chars), super::events::speech(chunks, chars)).into_response());
+    }
+    let audio = prepared.encoded(&state, format).await?;
+    let content_type = [(header::CONTENT_TYPE, format.media_type())];
+    Ok((content_type, character_cost(chars), audio).into_response())
 }
