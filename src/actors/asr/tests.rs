@@ -1,6 +1,7 @@
 //! The AsrActor's queue: keys take turns on the workers, a request that waits and is then given up lets go of
 //! its audio and its place at once, and a recognizer that panics fails only its own request.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,6 +24,8 @@ const PANICS: f32 = 2.0;
 struct Gated {
     open: Mutex<bool>,
     opened: Condvar,
+    /// Recognitions that have reached the gate (held, or passed once it opened).
+    held: AtomicUsize,
 }
 
 impl Gated {
@@ -41,6 +44,7 @@ impl Recognizer for Gated {
     ) -> Result<Transcript, AsrError> {
         match samples.first() {
             Some(&HELD) => {
+                self.held.fetch_add(1, Ordering::SeqCst);
                 let mut open = self.open.lock().unwrap();
                 while !*open {
                     open = self.opened.wait(open).unwrap();
@@ -120,6 +124,12 @@ async fn a_waiting_request_given_up_lets_go_of_its_audio_at_once() {
         let asr = asr.clone();
         tokio::spawn(async move { asr.transcribe("a", audio(HELD), "sw").await })
     };
+    // The one worker is taken before the second request comes, so that one waits (sent together, the second
+    // could reach the worker first, finish at once and leave nothing waiting to give up).
+    until("the first request on the worker", || {
+        gate.held.load(Ordering::SeqCst) == 1
+    })
+    .await;
     let samples = audio(1.0);
     let waiting = {
         let (asr, samples) = (asr.clone(), Arc::clone(&samples));
