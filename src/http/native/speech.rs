@@ -123,11 +123,11 @@ pub async fn text_to_speech(
     let prepared = state
         .prepare_speech(request.speak(&caller, voice_id, TTS_MAX_CHARS))
         .await?;
+    let chars = prepared.chars();
     if prepared.needs_a_job() {
-        let chars = prepared.chars();
         return Ok(accepted(&prepared.queue(&state).await?, format, chars));
     }
-    let (chars, voice_id) = (prepared.chars(), prepared.voice_id().to_string());
+    let voice_id = prepared.voice_id().to_string();
     let samples = prepared.samples(&state).await?;
     let body = if format != OutputFormat::WAV_16K {
         let count = samples.len();

@@ -71,6 +71,17 @@ pub struct SpeechRequest {
     stream_format: Option<String>,
 }
 
+/// Whether `stream_format` asks for server-sent events (`sse`) rather than the audio itself (`audio`, the default).
+fn as_events(stream_format: Option<&str>) -> Result<bool, ApiError> {
+    match stream_format {
+        None | Some("audio") => Ok(false),
+        Some("sse") => Ok(true),
+        Some(other) => Err(ApiError::unprocessable(format!(
+            "`stream_format` {other:?} is not offered; send \"audio\" (the default) or \"sse\""
+        ))),
+    }
+}
+
 /// `POST /v1/audio/speech`.
 #[utoipa::path(post, path = "/v1/audio/speech", operation_id = "createSpeech", tag = "openai",
     summary = "Synthesise speech (OpenAI-compatible)",
@@ -103,15 +114,7 @@ pub async fn create(
     };
     let format = OutputFormat::openai(request.response_format.as_deref().unwrap_or("mp3"))
         .map_err(ApiError::unprocessable)?;
-    let events = match request.stream_format.as_deref() {
-        None | Some("audio") => false,
-        Some("sse") => true,
-        Some(other) => {
-            return Err(ApiError::unprocessable(format!(
-                "`stream_format` {other:?} is not offered; send \"audio\" (the default) or \"sse\""
-            )))
-        }
-    };
+    let events = as_events(request.stream_format.as_deref())?;
     let speaking_rate = crate::tts::speaking_rate_of(request.speed.unwrap_or(1.0), "speed")
         .map_err(ApiError::unprocessable)?;
     let speak = Speak {
