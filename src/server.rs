@@ -153,12 +153,16 @@ pub async fn serve(
         settings.realtime.max_sessions_per_key,
         settings.realtime.max_sessions,
     );
+    let speech_sockets = crate::actors::realtime::Seats::new(
+        settings.realtime.max_speech_sockets_per_key,
+        settings.realtime.max_speech_sockets,
+    );
     let background = start_background(
         keys.clone(),
         db.clone(),
         Arc::clone(&limits),
         Arc::clone(&voices),
-        Arc::clone(&seats),
+        [Arc::clone(&seats), Arc::clone(&speech_sockets)],
         graph.jobs.waker(),
     );
     let stopping = tokio_util::sync::CancellationToken::new();
@@ -175,6 +179,7 @@ pub async fn serve(
             std::thread::available_parallelism().map_or(2, |n| n.get()),
         )),
         seats,
+        speech_sockets,
         stopping: stopping.clone(),
         db: db.clone(),
     };
@@ -288,7 +293,7 @@ fn start_background(
     db: Storage,
     limits: Arc<RateLimits>,
     voices: Arc<VoiceRegistry>,
-    seats: Arc<crate::actors::realtime::Seats>,
+    seats: [Arc<crate::actors::realtime::Seats>; 2],
     jobs: crate::storage::JobsWaker,
 ) -> Background {
     let mut loops = Background::new();
@@ -298,7 +303,7 @@ fn start_background(
             keys.clone(),
             store.clone(),
             Arc::clone(&limits),
-            Arc::clone(&seats),
+            seats.clone(),
         )
     });
     if db.shared() {
@@ -327,7 +332,7 @@ async fn key_sync(
     keys: KeyRing,
     db: Storage,
     limits: Arc<RateLimits>,
-    seats: Arc<crate::actors::realtime::Seats>,
+    seats: [Arc<crate::actors::realtime::Seats>; 2],
 ) {
     let mut tick = tokio::time::interval(KEY_TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -345,8 +350,11 @@ async fn key_sync(
         match reloaded {
             Ok(true) => {
                 tracing::debug!("API keys reloaded");
-                // The realtime sessions of a key revoked since are told to close.
-                let closed = seats.close_revoked(|owner| keys.holds(owner));
+                // The realtime sessions and speech sockets of a key revoked since are told to close.
+                let closed: usize = seats
+                    .iter()
+                    .map(|seats| seats.close_revoked(|owner| keys.holds(owner)))
+                    .sum();
                 if closed > 0 {
                     tracing::info!(keys = closed, "realtime sessions of revoked keys closed");
                 }

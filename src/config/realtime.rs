@@ -16,6 +16,10 @@ pub struct RealtimeSettings {
     pub max_sessions_per_key: usize,
     /// Sessions the server holds open at once.
     pub max_sessions: usize,
+    /// Speech input sockets (ElevenLabs' `stream-input` and `multi-stream-input`) one API key may hold open.
+    pub max_speech_sockets_per_key: usize,
+    /// Speech input sockets the server holds open at once.
+    pub max_speech_sockets: usize,
     /// How long a token from `POST /v1/voice-agent/sessions` may wait before it opens a socket.
     pub token_ttl_seconds: u64,
     /// How far ahead of real time a caller's audio may run (sent faster than it plays) before the socket is read
@@ -31,6 +35,8 @@ impl Default for RealtimeSettings {
             max_session_seconds: 1_800,
             max_sessions_per_key: 5,
             max_sessions: 200,
+            max_speech_sockets_per_key: 20,
+            max_speech_sockets: 500,
             token_ttl_seconds: 300,
             max_audio_ahead_seconds: 10,
         }
@@ -58,6 +64,11 @@ impl RealtimeSettings {
             ),
             ("realtime.max_sessions_per_key", self.max_sessions_per_key),
             ("realtime.max_sessions", self.max_sessions),
+            (
+                "realtime.max_speech_sockets_per_key",
+                self.max_speech_sockets_per_key,
+            ),
+            ("realtime.max_speech_sockets", self.max_speech_sockets),
             (
                 "realtime.token_ttl_seconds",
                 self.token_ttl_seconds as usize,

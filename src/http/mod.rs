@@ -52,6 +52,12 @@ impl std::ops::Deref for AppState {
     }
 }
 
+impl AsRef<crate::ops::Service> for AppState {
+    fn as_ref(&self) -> &crate::ops::Service {
+        &self.0.ops
+    }
+}
+
 /// The contents of [`AppState`]: the operations every protocol shares (reached through `Deref`), and what
 /// only the HTTP front needs.
 pub struct Shared {
@@ -116,6 +122,10 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(elevenlabs::voices::search))
         .routes(routes!(elevenlabs::voices::get, elevenlabs::voices::delete))
         .routes(routes!(elevenlabs::models))
+        .routes(routes!(elevenlabs::socket::stream_input))
+        .routes(routes!(elevenlabs::socket::multi_stream_input))
+        .routes(routes!(elevenlabs::socket::stream_input_v1))
+        .routes(routes!(elevenlabs::socket::multi_stream_input_v1))
         .merge(uploads);
     let open = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(health::healthz))

@@ -8,6 +8,7 @@
 //! | converse (text, audio) | [`converse`] | voice ownership, what a caller may say, scenario and session checked before audio is heard |
 //! | transcribe | [`transcribe`] | languages, decoding within the codec permits, recognition availability |
 //! | clone | [`clone`] | disk space before analysis, ownership of deletions |
+//! | speak text that arrives in parts | [`speech_input`] | voice ownership, settings and dictionaries once; what one context may hold and have waiting |
 //! | open a realtime session | [`realtime`] | voice ownership, end-of-turn range, scenario and session, recognition availability, seats |
 //! | encode, decode | [`encode`], [`stream`], [`audio`] | codec permits, work stopped when the caller goes away |
 //!
@@ -20,6 +21,7 @@ pub mod converse;
 pub mod encode;
 pub mod realtime;
 pub mod speech;
+pub mod speech_input;
 pub mod stream;
 pub mod text;
 pub mod transcribe;
@@ -47,6 +49,8 @@ pub struct Service {
     pub decoders: Arc<tokio::sync::Semaphore>,
     /// The realtime sessions open, per key and in all.
     pub seats: Arc<crate::actors::realtime::Seats>,
+    /// The speech input sockets open, per key and in all (revoked keys' sockets close like their sessions).
+    pub speech_sockets: Arc<crate::actors::realtime::Seats>,
     /// Cancelled when the server begins to stop: open realtime sockets close with 1001 (going away).
     pub stopping: tokio_util::sync::CancellationToken,
     /// Where keys, jobs, voices and dictionaries are kept.

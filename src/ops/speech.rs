@@ -41,13 +41,13 @@ pub struct Speak {
 /// A synthesis request that passed every check: what is left can fail only for want of capacity, or in the
 /// engine.
 pub struct Prepared {
-    owner: String,
-    voice_id: String,
-    text: String,
-    chars: usize,
-    max_chars: usize,
-    settings: VoiceSettings,
-    rules: Vec<Rule>,
+    pub(super) owner: String,
+    pub(super) voice_id: String,
+    pub(super) text: String,
+    pub(super) chars: usize,
+    pub(super) max_chars: usize,
+    pub(super) settings: VoiceSettings,
+    pub(super) rules: Vec<Rule>,
 }
 
 impl Service {
@@ -149,17 +149,34 @@ impl Prepared {
     /// request's error); `timed` pieces carry word times.
     pub async fn stream(self, service: &Service, timed: bool) -> Result<Opened, ApiError> {
         let lexicon = self.lexicon(service).await?;
-        let request = StreamRequest {
+        let request = self.stream_request(lexicon, timed);
+        let opened = super::stream::open(service, request).await?;
+        usage::record(Usage::Characters(self.chars));
+        Ok(opened)
+    }
+
+    /// [`Prepared::stream`] with word times where the voice can tell them: the stream, and whether its
+    /// pieces carry them.
+    pub async fn stream_timed_if_possible(
+        self,
+        service: &Service,
+    ) -> Result<(Opened, bool), ApiError> {
+        let lexicon = self.lexicon(service).await?;
+        let request = self.stream_request(lexicon, true);
+        let opened = super::stream::open_timed_if_possible(service, request).await?;
+        usage::record(Usage::Characters(self.chars));
+        Ok(opened)
+    }
+
+    fn stream_request(&self, lexicon: Option<Arc<Lexicon>>, timed: bool) -> StreamRequest<'_> {
+        StreamRequest {
             owner: &self.owner,
             voice_id: &self.voice_id,
             text: &self.text,
             settings: self.settings,
             lexicon,
             timed,
-        };
-        let opened = super::stream::open(service, request).await?;
-        usage::record(Usage::Characters(self.chars));
-        Ok(opened)
+        }
     }
 
     /// The speech queued as a job: its record. The text read with the dictionaries is measured now (the

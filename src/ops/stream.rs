@@ -9,7 +9,7 @@ use futures_util::Stream;
 
 use super::Service;
 use crate::actors::tts::stream::Piece;
-use crate::actors::tts::SpeechStream;
+use crate::actors::tts::{SpeechStream, SynthesisError};
 use crate::audio::output::{OutputFormat, StreamEncoder};
 use crate::problem::codes::ErrorCode;
 use crate::problem::ApiError;
@@ -34,12 +34,37 @@ pub struct StreamRequest<'a> {
 
 /// A synthesis whose first piece is made.
 pub struct Opened {
-    first: Piece,
+    first: Option<Piece>,
     rest: SpeechStream,
 }
 
 /// Start synthesising and wait for the first piece: what fails before it is the request's error.
 pub async fn open(service: &Service, request: StreamRequest<'_>) -> Result<Opened, ApiError> {
+    opening(service, &request).await.map_err(ApiError::from)
+}
+
+/// [`open`] with word times where the voice can tell them (the request's `timed` is the wish): the stream,
+/// and whether its pieces carry times.
+pub async fn open_timed_if_possible(
+    service: &Service,
+    request: StreamRequest<'_>,
+) -> Result<(Opened, bool), ApiError> {
+    if request.timed {
+        match opening(service, &request).await {
+            Ok(opened) => return Ok((opened, true)),
+            Err(SynthesisError::Untimed(_)) => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+    let untimed = StreamRequest {
+        timed: false,
+        lexicon: request.lexicon.clone(),
+        ..request
+    };
+    Ok((open(service, untimed).await?, false))
+}
+
+async fn opening(service: &Service, request: &StreamRequest<'_>) -> Result<Opened, SynthesisError> {
     let mut rest = service
         .graph
         .tts
@@ -48,16 +73,18 @@ pub async fn open(service: &Service, request: StreamRequest<'_>) -> Result<Opene
             request.voice_id,
             request.text,
             request.settings,
-            request.lexicon,
+            request.lexicon.clone(),
             request.timed,
         )
         .await?;
     match rest.next().await {
-        Some(Ok(first)) => Ok(Opened { first, rest }),
-        Some(Err(error)) => Err(error.into()),
-        None => Err(ApiError::new(
-            ErrorCode::SynthesisFailed,
-            "synthesis ended before any audio was made",
+        Some(Ok(first)) => Ok(Opened {
+            first: Some(first),
+            rest,
+        }),
+        Some(Err(error)) => Err(error),
+        None => Err(SynthesisError::Engine(
+            "it ended before any audio was made".into(),
         )),
     }
 }
@@ -72,9 +99,7 @@ pub struct Chunk {
 }
 
 struct Encoding {
-    decoders: Arc<tokio::sync::Semaphore>,
-    encoder: StreamEncoder,
-    format: OutputFormat,
+    encoder: PieceEncoder,
     first: Option<Piece>,
     rest: SpeechStream,
 }
@@ -85,13 +110,9 @@ pub fn encoded(
     format: OutputFormat,
     opened: Opened,
 ) -> Result<impl Stream<Item = Result<Chunk, std::io::Error>> + Send, ApiError> {
-    let encoder =
-        StreamEncoder::new(format).map_err(|e| ApiError::new(ErrorCode::InternalError, e))?;
     let start = Encoding {
-        decoders: Arc::clone(&service.decoders),
-        encoder,
-        format,
-        first: Some(opened.first),
+        encoder: PieceEncoder::new(service, format)?,
+        first: opened.first,
         rest: opened.rest,
     };
     Ok(futures_util::stream::unfold(
@@ -103,12 +124,22 @@ pub fn encoded(
                 None => encoding.rest.next().await,
             };
             let outcome = match next {
-                Some(Ok(piece)) => encoding
-                    .piece(piece)
-                    .await
-                    .map(|(chunk, encoding)| (chunk, Some(encoding))),
+                Some(Ok(piece)) => match encoding.encoder.push(&piece.samples).await {
+                    Ok(bytes) => Ok((
+                        Chunk {
+                            bytes,
+                            piece: Some(piece),
+                        },
+                        Some(encoding),
+                    )),
+                    Err(error) => Err(error),
+                },
                 Some(Err(error)) => Err(error.to_string()),
-                None => encoding.finish().await.map(|chunk| (chunk, None)),
+                None => encoding
+                    .encoder
+                    .finish()
+                    .await
+                    .map(|bytes| (Chunk { bytes, piece: None }, None)),
             };
             Some(match outcome {
                 Ok((chunk, encoding)) => (Ok(chunk), encoding),
@@ -121,39 +152,67 @@ pub fn encoded(
     ))
 }
 
-impl Encoding {
-    async fn piece(mut self, piece: Piece) -> Result<(Chunk, Self), String> {
-        let (encoder, bytes) = match self.format.costly() {
-            false => {
-                let bytes = self.encoder.push(&piece.samples)?;
-                (self.encoder, bytes)
-            }
-            true => {
-                let samples = piece.samples.clone();
-                let encoder = self.encoder;
-                blocking(&self.decoders, move || {
-                    let mut encoder = encoder;
-                    let bytes = encoder.push(&samples)?;
-                    Ok((encoder, bytes))
-                })
-                .await?
-            }
-        };
-        self.encoder = encoder;
-        let chunk = Chunk {
-            bytes,
-            piece: Some(piece),
-        };
-        Ok((chunk, self))
+impl Opened {
+    /// The next piece of speech (the first one first); `None` after the last.
+    pub async fn next(&mut self) -> Option<Result<Piece, ApiError>> {
+        match self.first.take() {
+            Some(first) => Some(Ok(first)),
+            None => self.rest.next().await.map(|piece| piece.map_err(ApiError::from)),
+        }
+    }
+}
+
+/// One encoder fed piece by piece: cheap formats encode on the async threads, costly ones off them within
+/// the codec permits.
+pub struct PieceEncoder {
+    decoders: Arc<tokio::sync::Semaphore>,
+    encoder: Option<StreamEncoder>,
+    format: OutputFormat,
+}
+
+impl PieceEncoder {
+    /// An encoder of `format`.
+    pub fn new(service: &Service, format: OutputFormat) -> Result<Self, ApiError> {
+        let encoder =
+            StreamEncoder::new(format).map_err(|e| ApiError::new(ErrorCode::InternalError, e))?;
+        Ok(Self {
+            decoders: Arc::clone(&service.decoders),
+            encoder: Some(encoder),
+            format,
+        })
     }
 
-    async fn finish(self) -> Result<Chunk, String> {
-        let encoder = self.encoder;
-        let bytes = match self.format.costly() {
-            false => encoder.finish()?,
-            true => blocking(&self.decoders, move || encoder.finish()).await?,
-        };
-        Ok(Chunk { bytes, piece: None })
+    /// The bytes of `samples` (16 kHz mono), following those before.
+    pub async fn push(&mut self, samples: &[f32]) -> Result<Vec<u8>, String> {
+        let mut encoder = self
+            .encoder
+            .take()
+            .ok_or_else(|| "the encoder failed earlier".to_string())?;
+        if !self.format.costly() {
+            let bytes = encoder.push(samples);
+            self.encoder = Some(encoder);
+            return bytes;
+        }
+        let samples = samples.to_vec();
+        let (encoder, bytes) = blocking(&self.decoders, move || {
+            let bytes = encoder.push(&samples)?;
+            Ok((encoder, bytes))
+        })
+        .await?;
+        self.encoder = Some(encoder);
+        Ok(bytes)
+    }
+
+    /// Whatever the format writes at its end.
+    pub async fn finish(mut self) -> Result<Vec<u8>, String> {
+        let encoder = self
+            .encoder
+            .take()
+            .ok_or_else(|| "the encoder failed earlier".to_string())?;
+        match self.format.costly() {
+            false => encoder.finish(),
+            true => blocking(&self.decoders, move || encoder.finish()).await,
+        }
     }
 }
 

@@ -126,7 +126,7 @@ impl Connection {
                     .await
                     .map(|(caller, allowance)| {
                         let request = front.bounded(request);
-                        (front.dispatch(request, &id, Some(caller)), Some(allowance))
+                        (front.dispatch(request, &id, caller), Some(allowance))
                     }),
             };
             let mut response = match routed {
@@ -188,7 +188,7 @@ impl Parts {
             return Entry::Pass(None, None);
         }
         match self.guard.admit(request, peer, memo, id) {
-            Admission::Now(Ok((caller, allowance))) => Entry::Pass(Some(caller), Some(allowance)),
+            Admission::Now(Ok((caller, allowance))) => Entry::Pass(caller, Some(allowance)),
             Admission::Now(Err(refusal)) => Entry::Refused(refusal),
             Admission::Later(pending) => Entry::Later(pending),
         }

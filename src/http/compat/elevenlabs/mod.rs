@@ -4,6 +4,7 @@
 //! those of `/v1`; the seed paths keep their own shapes.
 
 pub mod recognition;
+pub mod socket;
 pub mod speech;
 pub mod timestamps;
 pub mod voices;

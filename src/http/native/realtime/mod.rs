@@ -18,6 +18,11 @@ pub mod wire {
     pub use super::twilio::Twilio;
 }
 
+/// How a socket closes when a frame cannot be read, and a close reason cut to fit (every socket of the API).
+pub mod closing {
+    pub use super::socket::{truncate, unreadable};
+}
+
 use std::sync::Arc;
 use std::time::Duration;
 

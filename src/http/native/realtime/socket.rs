@@ -247,7 +247,7 @@ async fn paced(resume: Option<Instant>) {
 
 /// The close for a frame that could not be read: too large (1009), not UTF-8 (1007), against the protocol
 /// (1002); a connection that broke gets none.
-fn unreadable(error: axum::Error) -> Option<(u16, String)> {
+pub fn unreadable(error: axum::Error) -> Option<(u16, String)> {
     use tungstenite::error::{CapacityError, Error};
     let error = error.into_inner().downcast::<Error>().ok()?;
     match *error {
@@ -280,7 +280,7 @@ async fn write(
 }
 
 /// A close reason fits in 123 bytes (RFC 6455 §5.5); cut at a character boundary.
-fn truncate(reason: &str) -> String {
+pub fn truncate(reason: &str) -> String {
     let mut end = reason.len().min(123);
     while !reason.is_char_boundary(end) {
         end -= 1;

@@ -219,7 +219,7 @@ pub struct Guard {
 
 /// The caller and the `x-ratelimit-*` headers its response will carry, or the refusal (401, 429 or 503, with
 /// those headers where there are any).
-pub type Admitted = Result<(Caller, Allowance), Box<Response>>;
+pub type Admitted = Result<(Option<Caller>, Allowance), Box<Response>>;
 
 /// What [`Guard::admit`] decided: at once (limits counted in this process), or once the shared limits answer.
 pub enum Admission {
@@ -233,6 +233,9 @@ enum Subject {
     Caller(Caller, Category),
     /// No valid key: counted per client address, refused with `error` if not over that limit.
     Stranger(IpAddr, ApiError),
+    /// No key yet, on a socket whose first message may carry it: counted per client address like a
+    /// stranger, and let through to present its key there.
+    Unproven(IpAddr),
 }
 
 impl Guard {
@@ -254,7 +257,9 @@ impl Guard {
                         .limits
                         .bucket(*category)
                         .local_for(&caller.key_id, memo),
-                    Subject::Stranger(ip, _) => self.limits.unauthenticated.local(ip),
+                    Subject::Stranger(ip, _) | Subject::Unproven(ip) => {
+                        self.limits.unauthenticated.local(ip)
+                    }
                 };
                 let settle = || self.limits.settle(subject, Some(verdict), Some(memo));
                 // Only a request over its limit writes a line here; the others need no log scope.
@@ -272,7 +277,7 @@ impl Guard {
                             let id = &caller.key_id;
                             limits.count(bucket, category.name(), id, id).await
                         }
-                        Subject::Stranger(ip, _) => {
+                        Subject::Stranger(ip, _) | Subject::Unproven(ip) => {
                             let bucket = &limits.unauthenticated;
                             limits.count(bucket, "address", ip, &ip.to_string()).await
                         }
@@ -301,6 +306,13 @@ impl Guard {
                 caller,
                 Category::of_request(request.method(), request.uri()),
             );
+        }
+        // A speech socket's key may come in its first message instead.
+        if presented.is_none()
+            && refused_token.is_none()
+            && crate::http::compat::elevenlabs::socket::takes_key_in_message(request)
+        {
+            return Subject::Unproven(peer);
         }
         // Unauthenticated requests are limited per client address, so key guessing is slow.
         let error = match (presented, refused_token) {
@@ -345,6 +357,15 @@ impl RateLimits {
                 let error = limited.unwrap_or(error);
                 Err(Box::new(with_headers(error.into_response(), headers)))
             }
+            Subject::Unproven(_) => {
+                let (headers, limited) =
+                    self.unauthenticated
+                        .answer(verdict, UNAUTHENTICATED_SCOPE, memo);
+                match limited {
+                    Some(error) => Err(Box::new(with_headers(error.into_response(), headers))),
+                    None => Ok((None, headers)),
+                }
+            }
             Subject::Caller(caller, category) => {
                 let (allowance, limited) =
                     self.bucket(category)
@@ -355,7 +376,7 @@ impl RateLimits {
                         .increment(1);
                     return Err(Box::new(with_headers(error.into_response(), allowance)));
                 }
-                Ok((caller, allowance))
+                Ok((Some(caller), allowance))
             }
         }
     }
