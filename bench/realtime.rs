@@ -4,19 +4,24 @@
 //!    `POST /v1/text-to-speech/{voice}/stream` and the stream's whole time, against the non-streamed seed path's
 //!    time for the same text (the reference), with the full-size random-weight MMS-TTS model (speed does not
 //!    depend on the weights) and the embedded voice. Targets: first audio ≤ 500 ms, stream ≤ 1.05 × whole.
-//! 2. **A realtime turn** over the WebSocket, the caller's speech sent in real time (20 ms chunks), recognised by
+//! 2. **Input streaming** ([`realtime_input`]): first audio on the `stream-input` socket after the first
+//!    clause of a reply sent word by word, against the streamed seed path's first byte for that clause.
+//! 3. **A realtime turn** over the WebSocket, the caller's speech sent in real time (20 ms chunks), recognised by
 //!    the whisper-base-size int8 model (at most 20 new tokens), answered by the scenario engine, spoken by the
 //!    embedded voice: voice-to-voice (end of the caller's speech → first reply audio, end-of-turn silence
 //!    included) with each stage's share. Target: p50 ≤ 1.0 s.
-//! 3. **Concurrent sessions** (1, 5, 10, 20), each speaking in real time: voice-to-voice p50 and p95, and how
+//! 4. **Concurrent sessions** (1, 5, 10, 20), each speaking in real time: voice-to-voice p50 and p95, and how
 //!    far the sending fell behind real time; where recognition saturates shows as the voice-to-voice rise.
 //!
 //! Run: `bash tools/python-env.sh && cargo bench --bench realtime` (models are built once in target/bench-models;
-//! `-- streaming` runs the first part alone). The neural voice is measured twice: with its split graphs (decoded
+//! `-- streaming` runs the first two parts alone, `-- input` the second with the embedded voices alone, which
+//! needs no models). The neural voice is measured twice: with its split graphs (decoded
 //! window by window) and as one graph (each sentence whole).
 
 #[path = "python.rs"]
 mod python;
+#[path = "realtime_input.rs"]
+mod realtime_input;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -230,6 +235,15 @@ fn one_graph(split: &Path) -> std::path::PathBuf {
 }
 
 fn main() {
+    if std::env::args().any(|a| a == "input") {
+        // The embedded voices alone: no models to make, no Python environment.
+        let data = tempfile::tempdir().unwrap();
+        let config = data.path().join("none.toml");
+        std::fs::write(&config, "").unwrap();
+        let server = start_server(&config, data.path(), &[]);
+        realtime_input::table(&server, &["zuri", "baraka"]);
+        return;
+    }
     let python = root().join("target/py/bin/python");
     assert!(
         python.exists(),
@@ -309,6 +323,8 @@ fn main() {
             whole * 1000.0
         );
     }
+
+    realtime_input::table(&server, &["mms-full", "zuri"]);
 
     if std::env::args().any(|a| a == "streaming") {
         return;

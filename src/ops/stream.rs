@@ -157,7 +157,11 @@ impl Opened {
     pub async fn next(&mut self) -> Option<Result<Piece, ApiError>> {
         match self.first.take() {
             Some(first) => Some(Ok(first)),
-            None => self.rest.next().await.map(|piece| piece.map_err(ApiError::from)),
+            None => self
+                .rest
+                .next()
+                .await
+                .map(|piece| piece.map_err(ApiError::from)),
         }
     }
 }

@@ -38,31 +38,41 @@ pub fn server(data: &tempfile::TempDir) -> Server {
     )
 }
 
-/// The directory holding the installed SDKs.
-fn sdks() -> &'static str {
-    static DIR: OnceLock<String> = OnceLock::new();
-    DIR.get_or_init(|| {
+/// The directory `tools/{installer}` installed its pinned packages in (once per test binary).
+fn installed(installer: &str, dir: &'static OnceLock<String>) -> &'static str {
+    dir.get_or_init(|| {
         let root = env!("CARGO_MANIFEST_DIR");
         let output = Command::new("bash")
-            .arg(format!("{root}/tools/sdks.sh"))
+            .arg(format!("{root}/tools/{installer}"))
             .output()
             .expect("bash runs");
         assert!(
             output.status.success(),
-            "tools/sdks.sh: {}",
+            "tools/{installer}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8(output.stdout).unwrap().trim().to_string()
     })
 }
 
-/// Run tests/sdk/`script` with `args`; panics with its output unless it succeeds.
+/// Run tests/sdk/`script` with `args` and the official SDKs; panics with its output unless it succeeds.
 pub fn run(script: &str, args: &[&str]) -> String {
+    static SDKS: OnceLock<String> = OnceLock::new();
+    run_with(installed("sdks.sh", &SDKS), script, args)
+}
+
+/// Run tests/sdk/`script` with `args` and the voice-agent frameworks (Pipecat, LiveKit Agents).
+pub fn run_framework(script: &str, args: &[&str]) -> String {
+    static FRAMEWORKS: OnceLock<String> = OnceLock::new();
+    run_with(installed("frameworks.sh", &FRAMEWORKS), script, args)
+}
+
+fn run_with(path: &str, script: &str, args: &[&str]) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let output = Command::new("python3")
         .arg(root.join("tests/sdk").join(script))
         .args(args)
-        .env("PYTHONPATH", sdks())
+        .env("PYTHONPATH", path)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
         .expect("python3 runs");

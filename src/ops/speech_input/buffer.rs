@@ -134,7 +134,8 @@ fn boundaries(text: &str) -> Vec<usize> {
         }
         // Closing quotes and brackets belong to the clause they close.
         while let Some(&(_, next)) = chars.peek() {
-            if matches!(next, '"' | '\'' | ')' | ']' | '”' | '’' | '»') || is_clause_mark(next) {
+            if matches!(next, '"' | '\'' | ')' | ']' | '”' | '’' | '»') || is_clause_mark(next)
+            {
                 chars.next();
             } else {
                 break;
@@ -202,8 +203,13 @@ mod tests {
                     Naweza kukusaidia kutuma pesa, kulipa bili au kuangalia historia ya akaunti yako. ";
         let pieces = words(&mut buffer, text);
         assert_eq!(pieces[0], "Karibu benki. ");
-        assert_eq!(pieces[1], "Salio lako ni shilingi elfu kumi. Ungependa kufanya nini leo? ");
-        assert!(pieces.iter().all(|p| p.trim_end().ends_with(is_clause_mark)));
+        assert_eq!(
+            pieces[1],
+            "Salio lako ni shilingi elfu kumi. Ungependa kufanya nini leo? "
+        );
+        assert!(pieces
+            .iter()
+            .all(|p| p.trim_end().ends_with(is_clause_mark)));
         let all: String = pieces.concat() + &buffer.flush().unwrap_or_default();
         assert_eq!(all, text, "nothing is lost or reordered");
     }
@@ -250,7 +256,9 @@ mod tests {
             pieces.extend(buffer.push("neno "));
         }
         assert!(!pieces.is_empty());
-        assert!(pieces.iter().all(|p| p.chars().count() <= HARD_LIMIT && p.ends_with(' ')));
+        assert!(pieces
+            .iter()
+            .all(|p| p.chars().count() <= HARD_LIMIT && p.ends_with(' ')));
         assert!(buffer.held_chars() < HARD_LIMIT);
         let mut buffer = TextBuffer::new(Vec::new(), false);
         let pieces = buffer.push(&"a".repeat(HARD_LIMIT * 2 + 5));

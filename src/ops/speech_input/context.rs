@@ -237,9 +237,7 @@ impl Task<'_> {
         if tail.is_empty() && !aligned {
             return Ok(true);
         }
-        Ok(self
-            .say(tail, aligned.then(Alignment::closing_space))
-            .await)
+        Ok(self.say(tail, aligned.then(Alignment::closing_space)).await)
     }
 
     /// Speak one piece; `Ok(false)` when nobody reads any more. Once the voice turns out not to time its

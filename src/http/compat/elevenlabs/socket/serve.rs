@@ -265,7 +265,9 @@ impl Socket {
                 self.end(&id);
             }
             self.closing = true;
-            return self.done().then_some(Some((1000, "closed as asked".into())));
+            return self
+                .done()
+                .then_some(Some((1000, "closed as asked".into())));
         }
         let id: Arc<str> = match self.multi {
             true => Arc::from(message.context_id.as_deref().unwrap_or("default")),

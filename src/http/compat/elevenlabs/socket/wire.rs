@@ -75,7 +75,9 @@ impl ClientMessage {
         };
         let (lo, hi) = SCHEDULE_RANGE;
         if lengths.is_empty() || lengths.len() > 16 {
-            return Err("`generation_config.chunk_length_schedule` must have 1 to 16 lengths".into());
+            return Err(
+                "`generation_config.chunk_length_schedule` must have 1 to 16 lengths".into(),
+            );
         }
         lengths
             .iter()
@@ -206,8 +208,8 @@ mod tests {
         assert_eq!(close.context_id.as_deref(), Some("c1"));
         assert_eq!(close.close_context, Some(true));
         assert!(ClientMessage::parse("[1]").is_err());
-        let bad = ClientMessage::parse(r#"{"generation_config":{"chunk_length_schedule":[5]}}"#)
-            .unwrap();
+        let bad =
+            ClientMessage::parse(r#"{"generation_config":{"chunk_length_schedule":[5]}}"#).unwrap();
         assert!(bad.schedule().is_err());
     }
 
@@ -227,9 +229,18 @@ mod tests {
         assert_eq!(value["audio"], "AQI=");
         assert_eq!(value["isFinal"], false);
         assert_eq!(value["contextId"], "c");
-        assert_eq!(value["alignment"]["charStartTimesMs"], serde_json::json!([0, 123]));
-        assert_eq!(value["alignment"]["charDurationsMs"], serde_json::json!([123, 177]));
-        assert_eq!(value["normalizedAlignment"]["chars"], serde_json::json!(["a", "b"]));
+        assert_eq!(
+            value["alignment"]["charStartTimesMs"],
+            serde_json::json!([0, 123])
+        );
+        assert_eq!(
+            value["alignment"]["charDurationsMs"],
+            serde_json::json!([123, 177])
+        );
+        assert_eq!(
+            value["normalizedAlignment"]["chars"],
+            serde_json::json!(["a", "b"])
+        );
         let last: serde_json::Value =
             serde_json::from_str(&ServerMessage::last(None).json()).unwrap();
         assert_eq!(last, serde_json::json!({"isFinal": true}));
