@@ -36,7 +36,7 @@ if [[ "${1:-}" =~ ^[0-9]+$ ]]; then
   shift
 fi
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(audio_decode upload_form normalize g2p scenario agent_turn realtime_message dictionary_file)
+[ ${#targets[@]} -eq 0 ] && targets=(audio_decode upload_form normalize g2p scenario agent_turn realtime_message dictionary_file speech_input)
 
 export RUSTC_BOOTSTRAP=1
 # Without debug info (cargo-fuzz asks for line tables); panics still name their file and line.

@@ -113,9 +113,10 @@ impl TextBuffer {
                 .nth(HARD_LIMIT)
                 .map_or(self.held.len(), |(at, _)| at);
             let space = self.held[..limit]
-                .rfind(char::is_whitespace)
-                .filter(|&at| at > 0);
-            return Some(space.map_or(limit, |at| at + 1));
+                .char_indices()
+                .rev()
+                .find(|&(at, c)| at > 0 && c.is_whitespace());
+            return Some(space.map_or(limit, |(at, c)| at + c.len_utf8()));
         }
         None
     }
@@ -127,7 +128,7 @@ fn boundaries(text: &str) -> Vec<usize> {
     let mut ends = Vec::new();
     let mut chars = text.char_indices().peekable();
     let mut speakable = false;
-    while let Some((_, c)) = chars.next() {
+    while let Some((i, c)) = chars.next() {
         speakable |= c.is_alphanumeric();
         if !is_clause_mark(c) || !speakable {
             continue;
@@ -144,7 +145,7 @@ fn boundaries(text: &str) -> Vec<usize> {
         let Some(&(at, next)) = chars.peek() else {
             // At the very end: a clause that ends after a word is over; after a digit it may go on ("3." of
             // "3.5"), and is cut when white space follows.
-            let before = text[..text.len() - c.len_utf8()].chars().next_back();
+            let before = text[..i].chars().next_back();
             if before.is_some_and(char::is_alphabetic) {
                 ends.push(text.len());
             }
@@ -260,6 +261,9 @@ mod tests {
             .iter()
             .all(|p| p.chars().count() <= HARD_LIMIT && p.ends_with(' ')));
         assert!(buffer.held_chars() < HARD_LIMIT);
+        let mut buffer = TextBuffer::new(Vec::new(), false);
+        let wide = format!("neno{}", "\u{3000}neno".repeat(HARD_LIMIT / 4));
+        assert!(buffer.push(&wide).iter().all(|p| p.ends_with('\u{3000}')));
         let mut buffer = TextBuffer::new(Vec::new(), false);
         let pieces = buffer.push(&"a".repeat(HARD_LIMIT * 2 + 5));
         assert_eq!(pieces.len(), 2);
