@@ -11,6 +11,7 @@ mod stt;
 mod stt_eval;
 mod text;
 mod tts;
+mod usage;
 
 use std::process::ExitCode;
 

@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use sauti::config::Settings;
 use sauti::server::{self, new_key};
 use sauti::storage::postgres::is_postgres_url;
+use sauti::storage::usage::KeyLimits;
 use sauti::storage::{check_key_name, Database, Storage, DATABASE_FILE};
 use sauti::telemetry;
 
@@ -63,6 +64,28 @@ pub enum KeysCommand {
         #[arg(long, default_value = "unnamed")]
         name: String,
         #[command(flatten)]
+        limits: LimitArgs,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Set a key's monthly limits (`none` takes one away). A running server applies them to its next request.
+    ///
+    /// Example: sauti keys update key_3f2a9c0d1b2e4f60 --character-limit 100000 --audio-seconds-limit none
+    Update {
+        /// The key id shown by `sauti keys list`.
+        id: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// What each key (or the one named) used this month, against its limits.
+    ///
+    /// Example: sauti keys usage key_3f2a9c0d1b2e4f60
+    Usage {
+        /// A key id; omitted: every key.
+        id: Option<String>,
+        #[command(flatten)]
         config: ConfigArgs,
     },
     /// List keys (ids, names, dates; never the keys themselves). Fails when the data directory has no database.
@@ -84,11 +107,54 @@ pub enum KeysCommand {
     },
 }
 
+/// A key's monthly limits as given on the command line: a number, or `none` for no limit.
+#[derive(Debug, clap::Args)]
+pub struct LimitArgs {
+    /// Characters the key may have synthesised per calendar month (UTC), or `none`.
+    #[arg(long, value_parser = limit::<i64>)]
+    character_limit: Option<Limit<i64>>,
+    /// Seconds of audio the key may have recognised per calendar month (UTC), or `none`.
+    #[arg(long, value_parser = limit::<f64>)]
+    audio_seconds_limit: Option<Limit<f64>>,
+}
+
+/// A limit, or none.
+#[derive(Debug, Clone, Copy)]
+pub struct Limit<T>(Option<T>);
+
+fn limit<T: std::str::FromStr + PartialOrd + Default>(text: &str) -> Result<Limit<T>, String> {
+    if matches!(text, "none" | "unlimited") {
+        return Ok(Limit(None));
+    }
+    match text.parse::<T>() {
+        Ok(value) if value >= T::default() => Ok(Limit(Some(value))),
+        _ => Err("a limit is a number of at least 0, or `none`".into()),
+    }
+}
+
+impl LimitArgs {
+    fn given(&self) -> bool {
+        self.character_limit.is_some() || self.audio_seconds_limit.is_some()
+    }
+
+    /// `current` with the limits given laid over it.
+    fn over(&self, current: KeyLimits) -> KeyLimits {
+        KeyLimits {
+            characters: self.character_limit.map_or(current.characters, |l| l.0),
+            audio_seconds: self
+                .audio_seconds_limit
+                .map_or(current.audio_seconds, |l| l.0),
+        }
+    }
+}
+
 /// Run a keys command against the configured store.
 pub fn keys(command: KeysCommand) -> anyhow::Result<()> {
     let config = match &command {
         KeysCommand::Create { config, .. }
         | KeysCommand::List { config }
+        | KeysCommand::Update { config, .. }
+        | KeysCommand::Usage { config, .. }
         | KeysCommand::Revoke { config, .. } => config,
     };
     let settings = config.load()?;
@@ -101,10 +167,14 @@ pub fn keys(command: KeysCommand) -> anyhow::Result<()> {
     block_on(async move {
         let db = open_store(&settings, create).await?;
         match command {
-            KeysCommand::Create { name, .. } => {
+            KeysCommand::Create { name, limits, .. } => {
                 let name = check_key_name(&name).map_err(|why| anyhow::anyhow!(why))?;
                 let key = new_key();
                 let record = db.insert_key(&name, &key).await?;
+                if limits.given() {
+                    db.set_key_limits(&record.id, &limits.over(KeyLimits::default()))
+                        .await?;
+                }
                 println!("{key}");
                 eprintln!(
                     "created {} ({}); the key is shown only now",
@@ -118,6 +188,16 @@ pub fn keys(command: KeysCommand) -> anyhow::Result<()> {
                         .map_or("active".to_string(), |t| format!("revoked {t}"));
                     println!("{}\t{}\tcreated {}\t{state}", r.id, r.name, r.created_at);
                 }
+            }
+            KeysCommand::Update { id, limits, .. } => {
+                let current = db.key_limits(&id).await?;
+                if !db.set_key_limits(&id, &limits.over(current)).await? {
+                    anyhow::bail!("no key with id {id}");
+                }
+                eprintln!("updated {id}");
+            }
+            KeysCommand::Usage { id, .. } => {
+                super::usage::print(db.as_ref(), id.as_deref()).await?;
             }
             KeysCommand::Revoke { id, .. } => {
                 if !db.revoke_key(&id).await? {

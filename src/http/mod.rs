@@ -13,7 +13,9 @@ pub mod transport;
 
 pub use crate::problem::codes;
 use compat::{elevenlabs, openai};
-use native::{agent, cloning, dictionaries, realtime, recognition, speech, speech_stream, voices};
+use native::{
+    agent, cloning, dictionaries, realtime, recognition, speech, speech_stream, usage, voices,
+};
 use transport::{cors, edge, problem};
 
 use std::sync::Arc;
@@ -122,6 +124,9 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(elevenlabs::voices::search))
         .routes(routes!(elevenlabs::voices::get, elevenlabs::voices::delete))
         .routes(routes!(elevenlabs::models))
+        .routes(routes!(usage::usage))
+        .routes(routes!(usage::subscription))
+        .routes(routes!(usage::elevenlabs_subscription))
         .routes(routes!(elevenlabs::socket::stream_input))
         .routes(routes!(elevenlabs::socket::multi_stream_input))
         .routes(routes!(elevenlabs::socket::stream_input_v1))

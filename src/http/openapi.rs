@@ -218,6 +218,7 @@ impl Modify for ApiKeyScheme {
         (name = "cloning", description = "Voice cloning (beta)"),
         (name = "pronunciation", description = "Pronunciation dictionaries: aliases and IPA rules a synthesis can name"),
         (name = "agent", description = "The voice agent (beta)"),
+        (name = "usage", description = "What a key used this month and may use: characters, audio seconds, agent turns, call seconds"),
         (name = "elevenlabs", description = "The ElevenLabs-compatible API under /elevenlabs, for ElevenLabs' SDKs unchanged"),
         (name = "openai", description = "OpenAI-compatible audio: speech, transcription and models, for OpenAI's SDKs unchanged"),
         (name = "operations", description = "Health, readiness, metrics and this document")

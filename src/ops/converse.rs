@@ -10,6 +10,7 @@ use crate::actors::dialogue::TurnRequest;
 use crate::audio::output::OutputFormat;
 use crate::dictionaries::Locator;
 use crate::problem::ApiError;
+use crate::storage::usage::UsageKind;
 
 /// A turn, as any protocol states it.
 pub struct Converse {
@@ -38,7 +39,7 @@ impl Service {
         let mut request = self.agent_request(turn).await?;
         request.text = text;
         let answer = self.graph.agent.converse(request.clone()).await?;
-        answered(&answer);
+        self.answered(&request.owner, &answer).await;
         Ok((request, answer))
     }
 
@@ -64,7 +65,7 @@ impl Service {
             .agent
             .converse_audio(request.clone(), speech)
             .await?;
-        answered(&answer);
+        self.answered(&request.owner, &answer).await;
         Ok((request, answer))
     }
 
@@ -119,8 +120,11 @@ impl Service {
     }
 }
 
-/// Count a turn answered, and the characters its reply was spoken with.
-fn answered(turn: &AgentTurn) {
-    usage::record(Usage::AgentTurn);
-    usage::record(Usage::Characters(turn.agent_text.chars().count()));
+impl Service {
+    /// Count a turn answered (for the key, in the store), and the characters its reply was spoken with.
+    async fn answered(&self, owner: &str, turn: &AgentTurn) {
+        usage::record(Usage::AgentTurn);
+        usage::record(Usage::Characters(turn.agent_text.chars().count()));
+        self.count(owner, UsageKind::AgentTurns, 1.0).await;
+    }
 }

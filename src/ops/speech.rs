@@ -13,6 +13,7 @@ use crate::actors::jobs::NewJob;
 use crate::audio::output::OutputFormat;
 use crate::dictionaries::Locator;
 use crate::problem::ApiError;
+use crate::storage::usage::UsageKind;
 use crate::storage::JobRecord;
 use crate::tts::lexicon::Lexicon;
 use crate::tts::pronunciation::Rule;
@@ -99,22 +100,42 @@ impl Prepared {
             .await?)
     }
 
+    /// Charge the key the text's characters, run `work`, and give them back if it fails (spec: a request
+    /// that is refused or fails costs nothing).
+    async fn charged<T>(
+        &self,
+        service: &Service,
+        work: impl std::future::Future<Output = Result<T, ApiError>>,
+    ) -> Result<T, ApiError> {
+        let chars = self.chars as f64;
+        service
+            .charge(&self.owner, UsageKind::Characters, &self.voice_id, chars)
+            .await?;
+        match work.await {
+            Ok(done) => {
+                usage::record(Usage::Characters(self.chars));
+                Ok(done)
+            }
+            Err(error) => {
+                service
+                    .refund(&self.owner, UsageKind::Characters, &self.voice_id, chars)
+                    .await;
+                Err(error)
+            }
+        }
+    }
+
     /// The speech, 16 kHz mono samples.
     pub async fn samples(self, service: &Service) -> Result<Vec<f32>, ApiError> {
         let lexicon = self.lexicon(service).await?;
-        let samples = service
-            .graph
-            .tts
-            .synthesize(
-                &self.owner,
-                &self.voice_id,
-                &self.text,
-                self.settings,
-                lexicon,
-            )
-            .await?;
-        usage::record(Usage::Characters(self.chars));
-        Ok(samples)
+        let tts = &service.graph.tts;
+        let work = async {
+            let text = &self.text;
+            Ok(tts
+                .synthesize(&self.owner, &self.voice_id, text, self.settings, lexicon)
+                .await?)
+        };
+        self.charged(service, work).await
     }
 
     /// The speech encoded in `format`.
@@ -130,19 +151,14 @@ impl Prepared {
     /// The speech with the time of each word.
     pub async fn timed(self, service: &Service) -> Result<(Vec<f32>, Vec<SpokenWord>), ApiError> {
         let lexicon = self.lexicon(service).await?;
-        let timed = service
-            .graph
-            .tts
-            .synthesize_timed(
-                &self.owner,
-                &self.voice_id,
-                &self.text,
-                self.settings,
-                lexicon,
-            )
-            .await?;
-        usage::record(Usage::Characters(self.chars));
-        Ok(timed)
+        let tts = &service.graph.tts;
+        let work = async {
+            let text = &self.text;
+            Ok(tts
+                .synthesize_timed(&self.owner, &self.voice_id, text, self.settings, lexicon)
+                .await?)
+        };
+        self.charged(service, work).await
     }
 
     /// The speech as a stream of pieces, its first piece made (so what fails before it is still the
@@ -150,9 +166,8 @@ impl Prepared {
     pub async fn stream(self, service: &Service, timed: bool) -> Result<Opened, ApiError> {
         let lexicon = self.lexicon(service).await?;
         let request = self.stream_request(lexicon, timed);
-        let opened = super::stream::open(service, request).await?;
-        usage::record(Usage::Characters(self.chars));
-        Ok(opened)
+        self.charged(service, super::stream::open(service, request))
+            .await
     }
 
     /// [`Prepared::stream`] with word times where the voice can tell them: the stream, and whether its
@@ -163,9 +178,8 @@ impl Prepared {
     ) -> Result<(Opened, bool), ApiError> {
         let lexicon = self.lexicon(service).await?;
         let request = self.stream_request(lexicon, true);
-        let opened = super::stream::open_timed_if_possible(service, request).await?;
-        usage::record(Usage::Characters(self.chars));
-        Ok(opened)
+        let opening = super::stream::open_timed_if_possible(service, request);
+        self.charged(service, opening).await
     }
 
     fn stream_request(&self, lexicon: Option<Arc<Lexicon>>, timed: bool) -> StreamRequest<'_> {
@@ -185,14 +199,13 @@ impl Prepared {
     pub async fn queue(self, service: &Service) -> Result<JobRecord, ApiError> {
         self.lexicon(service).await?;
         let job = NewJob {
-            owner: self.owner,
-            text: self.text,
-            voice_id: self.voice_id,
+            owner: self.owner.clone(),
+            text: self.text.clone(),
+            voice_id: self.voice_id.clone(),
             settings: self.settings,
-            pronunciation: self.rules,
+            pronunciation: self.rules.clone(),
         };
-        let record = service.graph.jobs.create(job).await?;
-        usage::record(Usage::Characters(self.chars));
-        Ok(record)
+        self.charged(service, async { Ok(service.graph.jobs.create(job).await?) })
+            .await
     }
 }

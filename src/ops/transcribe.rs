@@ -8,6 +8,7 @@ use super::usage::{self, Usage};
 use super::Service;
 use crate::asr::{Task, Transcript, DEFAULT_LANGUAGE, LANGUAGES};
 use crate::problem::ApiError;
+use crate::storage::usage::UsageKind;
 
 /// A recording to recognise.
 pub struct Transcribe {
@@ -48,16 +49,27 @@ impl Service {
         let audio = self.decode(request.audio?, Default::default()).await?;
         self.graph.asr.ensure_available().await?;
         let duration_seconds = (audio.duration_seconds() * 1000.0).round() / 1000.0;
-        let transcript = self
+        let owner = &request.owner;
+        self.charge(owner, UsageKind::AudioSeconds, "", duration_seconds)
+            .await?;
+        let recognised = self
             .graph
             .asr
             .recognise(
-                &request.owner,
+                owner,
                 Arc::new(audio.samples),
                 &request.language,
                 request.task,
             )
-            .await?;
+            .await;
+        let transcript = match recognised {
+            Ok(transcript) => transcript,
+            Err(error) => {
+                self.refund(owner, UsageKind::AudioSeconds, "", duration_seconds)
+                    .await;
+                return Err(error.into());
+            }
+        };
         usage::record(Usage::RecognisedSeconds(duration_seconds));
         Ok(Heard {
             transcript,

@@ -25,6 +25,7 @@ pub enum ErrorCode {
     UnprocessableContent,
     UpgradeRequired,
     RateLimitExceeded,
+    QuotaExceeded,
     InternalError,
     ServiceUnavailable,
     ServerBusy,
@@ -54,7 +55,7 @@ struct Entry {
 
 impl ErrorCode {
     /// Every code, in the order of the table in docs/errors.md.
-    pub const ALL: [ErrorCode; 34] = [
+    pub const ALL: [ErrorCode; 35] = [
         Self::BadRequest,
         Self::Unauthorized,
         Self::NotFound,
@@ -73,6 +74,7 @@ impl ErrorCode {
         Self::UnprocessableContent,
         Self::UpgradeRequired,
         Self::RateLimitExceeded,
+        Self::QuotaExceeded,
         Self::InternalError,
         Self::ServiceUnavailable,
         Self::ServerBusy,
@@ -117,6 +119,7 @@ impl ErrorCode {
             Self::UnprocessableContent => entry("unprocessable_content", 422, None, "the request is well formed but invalid: text, settings, language, form fields or audio"),
             Self::UpgradeRequired => entry("upgrade_required", 426, None, "a realtime path was asked for without a WebSocket upgrade"),
             Self::RateLimitExceeded => entry("rate_limit_exceeded", 429, Some(60), "too many requests for this key (or address) and endpoint category, too many unfinished jobs, or too many open realtime sessions"),
+            Self::QuotaExceeded => entry("quota_exceeded", 429, Some(3600), "the key has used its monthly limit of characters synthesised or seconds recognised (`sauti keys update --character-limit`, `--audio-seconds-limit`); the detail gives the reset time and `Retry-After` the seconds until it"),
             Self::InternalError => entry("internal_error", 500, Some(1), "an unexpected failure; the request id finds it in the log"),
             Self::ServiceUnavailable => entry("service_unavailable", 503, Some(1), "a component is restarting or did not answer in time"),
             Self::ServerBusy => entry("server_busy", 503, Some(2), "every worker is busy and the queue is full"),

@@ -104,11 +104,14 @@ pub fn legacy_key_id(hash: &str) -> String {
 }
 
 /// Tables whose `owner` column holds a key id.
-pub(super) const OWNED: [&str; 4] = [
+pub(super) const OWNED: [&str; 7] = [
     "jobs",
     "cloned_voices",
     "pronunciation_dictionaries",
     "agent_sessions",
+    "key_limits",
+    "usage_totals",
+    "usage_daily",
 ];
 
 /// Longest key name, in characters.

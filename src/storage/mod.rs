@@ -20,6 +20,7 @@ pub mod sessions;
 pub mod space;
 pub mod sqlite;
 mod store;
+pub mod usage;
 mod voices;
 
 use std::sync::Arc;
@@ -85,7 +86,7 @@ pub fn unix_now() -> i64 {
     time::OffsetDateTime::now_utc().unix_timestamp()
 }
 
-fn format_timestamp(t: time::OffsetDateTime) -> String {
+pub fn format_timestamp(t: time::OffsetDateTime) -> String {
     let format =
         time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
     t.format(&format).unwrap_or_default()

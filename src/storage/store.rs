@@ -9,6 +9,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::sessions::{SessionClaim, SessionLimits, SessionRecord};
+use super::usage::{Charge, Charged, KeyLimits, UsageKind, UsageRow};
 use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret, StorageError};
 
 /// A handle to the store the service was configured with; cheap to clone.
@@ -148,6 +149,25 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Vec<DictionaryRecord>, StorageError>;
     /// Delete `owner`'s dictionary; whether it existed.
     async fn delete_dictionary(&self, owner: &str, id: &str) -> Result<bool, StorageError>;
+
+    // Usage and limits.
+
+    /// Count `charge` unless it would take the month's total of its kind past the key's limit, in which case
+    /// nothing changes. Charges of one key, month and kind are counted one after the other, from every replica.
+    async fn charge(&self, charge: &Charge) -> Result<Charged, StorageError>;
+    /// The month's (`YYYY-MM`) total of each kind `owner` used.
+    async fn usage_totals(
+        &self,
+        owner: &str,
+        period: &str,
+    ) -> Result<Vec<(UsageKind, f64)>, StorageError>;
+    /// `owner`'s use per day, kind and voice from day `from` to day `to` (`YYYY-MM-DD`, inclusive), oldest first.
+    async fn usage(&self, owner: &str, from: &str, to: &str)
+        -> Result<Vec<UsageRow>, StorageError>;
+    /// `owner`'s monthly limits (unlimited when none are set).
+    async fn key_limits(&self, owner: &str) -> Result<KeyLimits, StorageError>;
+    /// Set a stored key's monthly limits; whether the key exists.
+    async fn set_key_limits(&self, id: &str, limits: &KeyLimits) -> Result<bool, StorageError>;
 
     // Agent conversations.
 

@@ -12,6 +12,8 @@ mod restarts;
 mod sessions;
 #[path = "storage_conformance/shared.rs"]
 mod shared;
+#[path = "storage_conformance/usage.rs"]
+mod usage;
 
 use std::sync::Arc;
 
@@ -78,6 +80,7 @@ async fn conformance(store: Storage) {
     dictionaries(&store).await;
     sessions::sessions(&store).await;
     restarts::key_adoption(&store).await;
+    usage::usage(&store).await;
     store.ping().await.expect("the store answers");
 }
 
@@ -392,7 +395,11 @@ fn sqlite_keeps_every_rule() {
         conformance(store).await;
         // Opened again, the schema is left as it is.
         let again = open("sqlite://", dir.path()).await.unwrap();
-        assert_eq!(again.keys().await.unwrap().len(), 2);
+        assert_eq!(
+            again.keys().await.unwrap().len(),
+            4,
+            "the suite's two keys and the two of its usage cases"
+        );
     });
 }
 

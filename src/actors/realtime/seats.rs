@@ -57,6 +57,11 @@ impl Seat {
         self.also = Some(Box::new(place));
     }
 
+    /// The key holding the seat.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
     /// Cancelled when the seat's key is revoked.
     pub fn revoked(&self) -> CancellationToken {
         self.revoked.clone()

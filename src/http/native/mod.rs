@@ -12,4 +12,5 @@ pub mod speech;
 pub mod speech_stream;
 pub mod streaming;
 pub mod synthesis_body;
+pub mod usage;
 pub mod voices;

@@ -78,6 +78,23 @@ CREATE INDEX agent_sessions_by_owner ON agent_sessions (owner, used_at);
 CREATE INDEX agent_sessions_by_use ON agent_sessions (used_at);
 ", "
 CREATE TABLE key_secret (only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row), secret TEXT NOT NULL);
+", "
+CREATE TABLE key_limits (owner TEXT PRIMARY KEY, character_limit BIGINT, audio_seconds_limit DOUBLE PRECISION);
+CREATE TABLE usage_totals (
+    owner TEXT NOT NULL,
+    period TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    amount DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (owner, period, kind)
+);
+CREATE TABLE usage_daily (
+    owner TEXT NOT NULL,
+    day TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    voice_id TEXT NOT NULL,
+    amount DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (owner, day, kind, voice_id)
+);
 "];
 
 const _: () = assert!(

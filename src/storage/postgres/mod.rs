@@ -7,6 +7,7 @@ mod keys;
 pub(super) mod migrations;
 mod records;
 mod sessions;
+mod usage;
 mod watch;
 
 use std::time::Duration;
@@ -17,6 +18,7 @@ use tokio_postgres::NoTls;
 
 use super::sessions::{SessionClaim, SessionLimits, SessionRecord};
 use super::store::Store;
+use super::usage::{Charge, Charged, KeyLimits, UsageKind, UsageRow};
 use super::{ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret, StorageError};
 
 /// Connections kept per replica.
@@ -193,6 +195,35 @@ impl Store for PgStore {
         rows.first()
             .map(|r| r.get(0))
             .ok_or_else(|| StorageError::Corrupt("key_revision has no row".into()))
+    }
+
+    async fn charge(&self, charge: &Charge) -> Result<Charged, StorageError> {
+        usage::charge(self, charge).await
+    }
+
+    async fn usage_totals(
+        &self,
+        owner: &str,
+        period: &str,
+    ) -> Result<Vec<(UsageKind, f64)>, StorageError> {
+        usage::totals(self, owner, period).await
+    }
+
+    async fn usage(
+        &self,
+        owner: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<Vec<UsageRow>, StorageError> {
+        usage::daily(self, owner, from, to).await
+    }
+
+    async fn key_limits(&self, owner: &str) -> Result<KeyLimits, StorageError> {
+        usage::limits(self, owner).await
+    }
+
+    async fn set_key_limits(&self, id: &str, limits: &KeyLimits) -> Result<bool, StorageError> {
+        usage::set_limits(self, id, limits).await
     }
 
     async fn insert_job_within(&self, job: &JobRecord, max: usize) -> Result<bool, StorageError> {

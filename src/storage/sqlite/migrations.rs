@@ -105,10 +105,38 @@ fn sqlite_v3(c: &Connection) -> Result<(), StorageError> {
     )?;
     Ok(())
 }
+
+/// SQLite version 4: what each key used (a total per month and kind, a breakdown per day and voice) and its
+/// monthly limits.
+fn sqlite_v4(c: &Connection) -> Result<(), StorageError> {
+    c.execute_batch(
+        "
+CREATE TABLE key_limits (owner TEXT PRIMARY KEY, character_limit INTEGER, audio_seconds_limit REAL);
+CREATE TABLE usage_totals (
+    owner TEXT NOT NULL,
+    period TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    amount REAL NOT NULL,
+    PRIMARY KEY (owner, period, kind)
+);
+CREATE TABLE usage_daily (
+    owner TEXT NOT NULL,
+    day TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    voice_id TEXT NOT NULL,
+    amount REAL NOT NULL,
+    PRIMARY KEY (owner, day, kind, voice_id)
+);
+",
+    )?;
+    Ok(())
+}
+
 type SqliteMigration = fn(&Connection) -> Result<(), StorageError>;
 
 /// SQLite's migrations; entry `i` brings the database to version `i + 1`.
-pub(in crate::storage) const STEPS: &[SqliteMigration] = &[sqlite_v1, sqlite_v2, sqlite_v3];
+pub(in crate::storage) const STEPS: &[SqliteMigration] =
+    &[sqlite_v1, sqlite_v2, sqlite_v3, sqlite_v4];
 
 const _: () = assert!(
     STEPS.len() as i64 == LATEST,

@@ -7,6 +7,7 @@ mod jobs;
 mod keys;
 pub(super) mod migrations;
 mod sessions;
+mod usage;
 mod voices;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use async_trait::async_trait;
 use rusqlite::Connection;
 
 use super::store::Store;
+use super::usage::{Charge, Charged, KeyLimits, UsageKind, UsageRow};
 use super::{
     ClonedVoiceRecord, DictionaryRecord, JobRecord, KeyRecord, KeySecret, SessionClaim,
     SessionLimits, SessionRecord, StorageError,
@@ -165,6 +167,40 @@ impl Store for Database {
 
     async fn keys_version(&self) -> Result<i64, StorageError> {
         self.run(|c| keys::data_version(c)).await
+    }
+
+    async fn charge(&self, charge: &Charge) -> Result<Charged, StorageError> {
+        let charge = charge.clone();
+        self.run(move |c| usage::charge(c, &charge)).await
+    }
+
+    async fn usage_totals(
+        &self,
+        owner: &str,
+        period: &str,
+    ) -> Result<Vec<(UsageKind, f64)>, StorageError> {
+        let (owner, period) = (owner.to_string(), period.to_string());
+        self.run(move |c| usage::totals(c, &owner, &period)).await
+    }
+
+    async fn usage(
+        &self,
+        owner: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<Vec<UsageRow>, StorageError> {
+        let (owner, from, to) = (owner.to_string(), from.to_string(), to.to_string());
+        self.run(move |c| usage::daily(c, &owner, &from, &to)).await
+    }
+
+    async fn key_limits(&self, owner: &str) -> Result<KeyLimits, StorageError> {
+        let owner = owner.to_string();
+        self.run(move |c| usage::limits(c, &owner)).await
+    }
+
+    async fn set_key_limits(&self, id: &str, limits: &KeyLimits) -> Result<bool, StorageError> {
+        let (id, limits) = (id.to_string(), *limits);
+        self.run(move |c| usage::set_limits(c, &id, &limits)).await
     }
 
     async fn insert_job_within(&self, job: &JobRecord, max: usize) -> Result<bool, StorageError> {

@@ -41,6 +41,7 @@ use crate::http::transport::problem::ApiError;
 use crate::http::AppState;
 use crate::ops::realtime::OpenSession;
 use crate::problem::codes::ErrorCode;
+use crate::storage::usage::UsageKind;
 use input::InputFormat;
 
 /// The paths that take `?token=` in place of a key.
@@ -174,7 +175,7 @@ async fn accept(
             .spend(token)
             .map_err(|e| ApiError::unauthorized(e.to_string()))?;
     }
-    let gate = Arc::new(TurnLimits(Arc::clone(&state.limits)));
+    let gate = Arc::new(TurnLimits(state.clone()));
     let (session, events) = state.start_session(checked.options, gate).await?;
     let (wire, stopping) = (wire(checked.input), state.stopping.clone());
     let bounds = socket::Bounds {
@@ -184,8 +185,11 @@ async fn accept(
     Ok(upgrade
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |socket| {
-            socket::serve(socket, session, events, wire, seat, stopping, bounds)
+        .on_upgrade(move |socket| async move {
+            let (started, owner) = (std::time::Instant::now(), seat.owner().to_string());
+            socket::serve(socket, session, events, wire, seat, stopping, bounds).await;
+            let seconds = started.elapsed().as_secs_f64();
+            state.count(&owner, UsageKind::CallSeconds, seconds).await;
         })
         .into_response())
 }
@@ -303,12 +307,14 @@ pub async fn token(State(state): State<AppState>, caller: Caller) -> Result<Resp
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
-/// Realtime turns count against their key's rate limit like the HTTP agent's turns.
-struct TurnLimits(Arc<crate::http::transport::limits::RateLimits>);
+/// Realtime turns count against their key's rate limit like the HTTP agent's turns, and in its use.
+struct TurnLimits(AppState);
 
 #[async_trait::async_trait]
 impl TurnGate for TurnLimits {
     async fn admit(&self, owner: &str) -> Result<(), TurnRefused> {
-        self.0.count_turn(owner).await
+        self.0.limits.count_turn(owner).await?;
+        self.0.count(owner, UsageKind::AgentTurns, 1.0).await;
+        Ok(())
     }
 }
