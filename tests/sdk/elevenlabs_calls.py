@@ -101,5 +101,12 @@ results["english"] = {"text": english.text, "language_code": english.language_co
 with open(speech, "rb") as audio:
     results["bad_model"] = refusal(lambda: client.speech_to_text.convert(file=audio, model_id="whisper-1"))
 
+subscription = client.user.subscription.get()
+results["subscription"] = {
+    "tier": subscription.tier, "character_count": subscription.character_count,
+    "character_limit": subscription.character_limit,
+    "next_character_count_reset_unix": subscription.next_character_count_reset_unix,
+}
+
 (out / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=1))
 print("all calls made")

@@ -57,6 +57,17 @@ fn the_elevenlabs_sdk_works_unchanged() {
     assert_eq!(results["zuri"]["labels"]["language"], "sw");
     assert!(ids(&results["models"]).contains(&"eleven_multilingual_v2".into()));
 
+    // The subscription counts the characters the SDK's calls synthesised, as the server's own path does.
+    let month = get(&server.url("/v1/user/subscription"), Some(KEY_A)).json();
+    assert_eq!(results["subscription"]["tier"], "sauti");
+    assert!(results["subscription"]["character_count"].as_i64().unwrap() > 500);
+    assert_eq!(results["subscription"]["character_count"], month["character_count"]);
+    assert_eq!(results["subscription"]["character_limit"], serde_json::Value::Null);
+    assert_eq!(
+        results["subscription"]["next_character_count_reset_unix"],
+        month["next_character_count_reset_unix"]
+    );
+
     // Speech: every format decodes to the rate it names and the same length.
     let read = |name: &str| std::fs::read(out.join(name)).unwrap();
     let (_, _, reference) = probe(&read("convert.wav_22050"), &[]);

@@ -28,6 +28,7 @@ mod playground;
 mod pronunciation_bounds;
 mod pronunciation_dictionaries;
 mod pronunciation_lexicon;
+mod quotas;
 mod readme_tour;
 mod replicas;
 mod runtime_log;

@@ -225,3 +225,66 @@ fn a_postgres_restart_gives_503_meanwhile_and_loses_nothing() {
     );
     assert_eq!(turn.status, 200, "{}", String::from_utf8_lossy(&turn.body));
 }
+
+#[test]
+fn a_key_alternating_between_replicas_is_stopped_exactly_at_its_limit() {
+    let postgres = Postgres::start();
+    let data = temp_dir();
+    let shared = [("SAUTI__STORAGE__URL", postgres.url())];
+    let shared: Vec<(&str, &str)> = shared.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let key = common::cli::keys(
+        data.path(),
+        &shared,
+        &["create", "--name", "wakala", "--character-limit", "200"],
+    )
+    .trim()
+    .to_string();
+    let (a, b) = replicas(&postgres, &data, &[]);
+    // Four clients at once, each alternating between the replicas, 20 characters a request: exactly ten fit.
+    let text = "Karibu tena, asante.";
+    assert_eq!(text.chars().count(), 20);
+    let statuses: Vec<(u16, Option<String>)> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..4)
+            .map(|client| {
+                let (a, b, key) = (&a, &b, &key);
+                scope.spawn(move || {
+                    (0..6)
+                        .map(|i| {
+                            let server = if (client + i) % 2 == 0 { a } else { b };
+                            let reply = post_json(
+                                &server.url("/v1/text-to-speech/zuri"),
+                                Some(key),
+                                &json!({ "text": text }),
+                            );
+                            let cost = reply.header("character-cost").map(str::to_string);
+                            (reply.status, cost)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    let spoken: Vec<_> = statuses
+        .iter()
+        .filter(|(status, _)| *status == 200)
+        .collect();
+    assert_eq!(spoken.len(), 10, "{statuses:?}");
+    assert!(statuses
+        .iter()
+        .all(|(status, _)| matches!(status, 200 | 429)));
+    let headers: u64 = spoken
+        .iter()
+        .map(|(_, cost)| cost.as_ref().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(headers, 200);
+    for server in [&a, &b] {
+        let usage = get(&server.url("/v1/usage"), Some(&key)).json();
+        assert_eq!(usage["totals"]["characters"], 200.0, "{usage}");
+        let month = get(&server.url("/v1/user/subscription"), Some(&key)).json();
+        assert_eq!(month["character_count"], 200);
+    }
+}
