@@ -124,6 +124,7 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(elevenlabs::voices::search))
         .routes(routes!(elevenlabs::voices::get, elevenlabs::voices::delete))
         .routes(routes!(elevenlabs::models))
+        .routes(routes!(openai::realtime::transcription))
         .routes(routes!(usage::usage))
         .routes(routes!(usage::subscription))
         .routes(routes!(usage::elevenlabs_subscription))

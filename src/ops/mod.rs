@@ -19,6 +19,7 @@ pub mod audio;
 pub mod clone;
 pub mod converse;
 pub mod encode;
+pub mod live_transcription;
 pub mod quota;
 pub mod realtime;
 pub mod speech;

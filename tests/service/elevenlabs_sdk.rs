@@ -61,8 +61,14 @@ fn the_elevenlabs_sdk_works_unchanged() {
     let month = get(&server.url("/v1/user/subscription"), Some(KEY_A)).json();
     assert_eq!(results["subscription"]["tier"], "sauti");
     assert!(results["subscription"]["character_count"].as_i64().unwrap() > 500);
-    assert_eq!(results["subscription"]["character_count"], month["character_count"]);
-    assert_eq!(results["subscription"]["character_limit"], serde_json::Value::Null);
+    assert_eq!(
+        results["subscription"]["character_count"],
+        month["character_count"]
+    );
+    assert_eq!(
+        results["subscription"]["character_limit"],
+        serde_json::Value::Null
+    );
     assert_eq!(
         results["subscription"]["next_character_count_reset_unix"],
         month["next_character_count_reset_unix"]

@@ -20,6 +20,7 @@ mod models_fetch;
 mod models_import;
 mod neural_voices;
 mod observability;
+mod openai_realtime;
 mod openai_sdk;
 mod openapi;
 mod output_formats;

@@ -5,6 +5,7 @@
 //! `{"error": {"message", …}}` member OpenAI's SDKs read.
 
 mod events;
+pub mod realtime;
 pub mod speech;
 pub mod transcription;
 

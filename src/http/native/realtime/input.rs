@@ -1,16 +1,16 @@
 //! The caller's audio as clients send it on a realtime socket, made 16 kHz mono for the session: raw 16-bit PCM
-//! at a named rate, G.711 μ-law at 8 kHz (telephony), or `file`, where each chunk is a whole audio file in any
+//! at a named rate, G.711 μ-law or A-law at 8 kHz (telephony), or `file`, where each chunk is a whole audio file in any
 //! format the service decodes (an Opus voice note, a WAV).
 
 use base64::Engine as _;
 
-use crate::audio::output::g711::ulaw_to_linear;
+use crate::audio::output::g711::{alaw_to_linear, ulaw_to_linear};
 use crate::audio::resample::StreamResampler;
 use crate::audio::SAMPLE_RATE;
 
 /// The input formats by name, as `input_format` takes them.
 pub const NAMES: &str =
-    "pcm_8000, pcm_16000, pcm_22050, pcm_24000, pcm_44100, pcm_48000, ulaw_8000, file";
+    "pcm_8000, pcm_16000, pcm_22050, pcm_24000, pcm_44100, pcm_48000, ulaw_8000, alaw_8000, file";
 
 /// How the client's audio chunks are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +19,8 @@ pub enum InputFormat {
     Pcm(u32),
     /// G.711 μ-law at 8 kHz.
     Ulaw,
+    /// G.711 A-law at 8 kHz.
+    Alaw,
     /// Each chunk a whole file.
     File,
 }
@@ -28,6 +30,7 @@ impl InputFormat {
     pub fn named(name: &str) -> Result<Self, String> {
         Ok(match name {
             "ulaw_8000" => Self::Ulaw,
+            "alaw_8000" => Self::Alaw,
             "file" => Self::File,
             _ => match name.strip_prefix("pcm_").and_then(|r| r.parse().ok()) {
                 Some(rate @ (8_000 | 16_000 | 22_050 | 24_000 | 44_100 | 48_000)) => {
@@ -43,6 +46,7 @@ impl InputFormat {
         match self {
             Self::Pcm(rate) => format!("pcm_{rate}"),
             Self::Ulaw => "ulaw_8000".into(),
+            Self::Alaw => "alaw_8000".into(),
             Self::File => "file".into(),
         }
     }
@@ -107,7 +111,7 @@ impl Input {
     pub fn new(format: InputFormat) -> Self {
         let rate = match format {
             InputFormat::Pcm(rate) => rate,
-            InputFormat::Ulaw => 8_000,
+            InputFormat::Ulaw | InputFormat::Alaw => 8_000,
             InputFormat::File => SAMPLE_RATE,
         };
         Self {
@@ -144,6 +148,10 @@ impl Input {
             InputFormat::Ulaw => bytes
                 .iter()
                 .map(|&code| f32::from(ulaw_to_linear(code)) / 32_768.0)
+                .collect(),
+            InputFormat::Alaw => bytes
+                .iter()
+                .map(|&code| f32::from(alaw_to_linear(code)) / 32_768.0)
                 .collect(),
             InputFormat::File => return Ok(Chunk::File(bytes.to_vec())),
         };

@@ -72,11 +72,11 @@ pub struct RealtimeQuery {
         pattern = "^((wav|pcm)_(8000|16000|22050|24000|32000|44100|48000)|(ulaw|alaw)_8000|mp3_(22050_32|24000_48|44100_(32|64|96|128|192))|opus_48000_(32|64|96|128|192)|flac_(16000|22050|24000|44100))$"
     )]
     pub output_format: Option<String>,
-    /// The caller's audio (`/realtime` only): `pcm_8000` … `pcm_48000`, `ulaw_8000`, or `file` (each chunk a
-    /// whole audio file, WAV, Ogg Opus, WebM…); omitted: `pcm_16000`.
+    /// The caller's audio (`/realtime` only): `pcm_8000` … `pcm_48000`, `ulaw_8000`, `alaw_8000`, or `file`
+    /// (each chunk a whole audio file, WAV, Ogg Opus, WebM…); omitted: `pcm_16000`.
     #[param(
         example = "pcm_16000",
-        pattern = "^(pcm_(8000|16000|22050|24000|44100|48000)|ulaw_8000|file)$"
+        pattern = "^(pcm_(8000|16000|22050|24000|44100|48000)|ulaw_8000|alaw_8000|file)$"
     )]
     pub input_format: Option<String>,
     /// A token from `POST /v1/voice-agent/sessions`, in place of a key header (used once).

@@ -2,9 +2,9 @@
 //!
 //! The socket closes with 1000 after the single stream's `isFinal`, or after every context's once
 //! `close_socket` came; 1008 when the key in the first message is refused, when the key is revoked, after
-//! `inactivity_timeout` seconds with no message, or on a message that is not JSON; 1013 when the server or
-//! the key holds all the sockets it may; 1001 when the server stops; 1009 and 1007 for frames that are too
-//! large or not UTF-8. Problems of one context (over the context limit, too much text waiting, a synthesis
+//! `inactivity_timeout` seconds with no message, on a message that is not JSON, or past the key's monthly
+//! limit; 1013 when the server or the key holds all the sockets it may; 1001 when the server stops; 1009 and
+//! 1007 for frames that are too large or not UTF-8. Problems of one context (over the context limit, too much text waiting, a synthesis
 //! that failed) are error messages naming the context, and the socket stays open.
 
 use std::collections::{HashMap, HashSet};
@@ -416,7 +416,12 @@ impl Socket {
                 self.contexts.remove(&spoken.context);
                 self.finishing.remove(&spoken.context);
                 if !self.multi {
-                    return (Vec::new(), Some(Some((1011, error.detail))));
+                    // Past the key's monthly limit is a refusal; anything else a failure of the server's.
+                    let code = match error.code {
+                        crate::problem::codes::ErrorCode::QuotaExceeded => 1008,
+                        _ => 1011,
+                    };
+                    return (Vec::new(), Some(Some((code, error.detail))));
                 }
                 ErrorMessage {
                     message: &error.detail,
