@@ -132,6 +132,7 @@ pub async fn serve(
             .await
             .unwrap_or_else(|_| Err("loading the speech recognition model failed".into()))
     };
+    let recognition = Arc::new(crate::asr::served(&recognizer));
     let (graph, supervisor) = Graph::start(
         &settings,
         Arc::clone(&voices),
@@ -182,6 +183,7 @@ pub async fn serve(
         speech_sockets,
         stopping: stopping.clone(),
         db: db.clone(),
+        recognition,
     };
     let state = AppState::new(Shared {
         ops,

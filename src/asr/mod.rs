@@ -151,6 +151,20 @@ pub trait Recognizer: Send + Sync {
     }
 }
 
+/// The languages a loaded recognizer serves and the engine that serves each (none when nothing loaded).
+pub fn served(
+    recognizer: &Result<std::sync::Arc<dyn Recognizer>, String>,
+) -> Vec<(&'static str, &'static str)> {
+    let Ok(recognizer) = recognizer else {
+        return Vec::new();
+    };
+    LANGUAGES
+        .iter()
+        .map(|&language| (language, recognizer.engine_for(language)))
+        .filter(|(_, engine)| *engine != "none")
+        .collect()
+}
+
 /// Load the configured recognizers (Whisper, and the CTC models preferred for their languages), or say why there
 /// is none and what to install (the 503 detail).
 pub fn load(settings: &crate::config::Settings) -> Result<std::sync::Arc<dyn Recognizer>, String> {

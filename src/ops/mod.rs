@@ -20,6 +20,7 @@ pub mod clone;
 pub mod converse;
 pub mod encode;
 pub mod live_transcription;
+pub mod models;
 pub mod quota;
 pub mod realtime;
 pub mod speech;
@@ -57,4 +58,6 @@ pub struct Service {
     pub stopping: tokio_util::sync::CancellationToken,
     /// Where keys, jobs, voices and dictionaries are kept.
     pub db: crate::storage::Storage,
+    /// The languages recognition serves and the engine serving each (empty with no recognizer).
+    pub recognition: Arc<Vec<(&'static str, &'static str)>>,
 }

@@ -98,7 +98,11 @@ impl Service {
             voice_id: voice_id.to_string(),
             amount,
         };
-        match self.db.charge(&charge).await.map_err(unavailable)? {
+        let charged = match self.db.charge(&charge).await {
+            Ok(charged) => charged,
+            Err(error) => return self.uncounted(owner, kind, error).await,
+        };
+        match charged {
             Charged::Counted { .. } => Ok(()),
             Charged::OverLimit { total, limit } => {
                 let wait = (period.next_reset_unix - crate::storage::unix_now()).max(1) as u64;
@@ -119,6 +123,26 @@ impl Service {
                 )
                 .retry_after(wait))
             }
+        }
+    }
+
+    /// A charge the store could not take (a full disk, a database that does not answer): a key with no limit
+    /// on `kind` goes on, its use logged as uncounted, since its work needs no room of its own; a limited key is
+    /// refused with 503, as its limit cannot be checked.
+    async fn uncounted(
+        &self,
+        owner: &str,
+        kind: UsageKind,
+        error: crate::storage::StorageError,
+    ) -> Result<(), ApiError> {
+        match self.db.key_limits(owner).await {
+            Ok(limits) if limits.of(kind).is_none() => {
+                tracing::warn!(%error, owner, kind = kind.as_str(), "use could not be counted");
+                metrics::counter!(crate::telemetry::metrics::USAGE_UNCOUNTED, "kind" => kind.as_str())
+                    .increment(1);
+                Ok(())
+            }
+            _ => Err(unavailable(error)),
         }
     }
 

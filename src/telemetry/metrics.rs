@@ -58,6 +58,9 @@ pub const JOBS: &str = "sauti_jobs_total";
 pub const CANCELLED_WORK: &str = "sauti_cancelled_work_total";
 /// What the operations used, by kind (`tts_characters`, `asr_seconds`, `clone_seconds`, `agent_turns`).
 pub const USAGE: &str = "sauti_usage_total";
+/// Use a key with no limit had that the store could not count (a full disk, a database that does not answer),
+/// by kind (`characters`, `audio_seconds`, `agent_turns`, `call_seconds`).
+pub const USAGE_UNCOUNTED: &str = "sauti_usage_uncounted_total";
 /// Connections open now.
 pub const CONNECTIONS_OPEN: &str = "sauti_http_connections_open";
 /// Connections refused because `server.max_connections` were open.

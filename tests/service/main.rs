@@ -13,6 +13,7 @@ mod ctc_service;
 mod elevenlabs_sdk;
 mod full_disk;
 mod hard_edges;
+mod installed_models;
 mod job_audio_ranges;
 mod key_ids;
 mod limits_and_readiness;

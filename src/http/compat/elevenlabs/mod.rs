@@ -104,40 +104,56 @@ pub struct Model {
     can_do_voice_conversion: bool,
     /// Longest text one request may synthesise.
     maximum_text_length_per_request: usize,
-    /// Languages it serves.
+    /// Languages it serves: the voices' language, or the languages an installed recognizer serves.
     languages: Vec<ModelLanguage>,
+    /// The engines installed behind it (sauti's addition).
+    engines: Vec<crate::ops::models::Engine>,
 }
 
 /// `GET /elevenlabs/v1/models`: a bare list, as ElevenLabs answers.
 #[utoipa::path(get, path = "/elevenlabs/v1/models", operation_id = "elevenlabsModels", tag = "elevenlabs",
     summary = "Models (ElevenLabs-compatible)",
     responses((status = 200, description = "The models", body = Vec<Model>)))]
-pub async fn models() -> Json<Vec<Model>> {
+pub async fn models(
+    axum::extract::State(state): axum::extract::State<crate::http::AppState>,
+) -> Json<Vec<Model>> {
+    let (speech, recognition) = (state.speech_engines(), state.recognition_engines());
+    let languages = |engines: &[crate::ops::models::Engine]| {
+        let mut codes: Vec<&str> = Vec::new();
+        for code in engines.iter().flat_map(|e| e.languages.iter()) {
+            if !codes.contains(&code.as_str()) {
+                codes.push(code);
+            }
+        }
+        codes
+            .into_iter()
+            .filter_map(|code| two_letter(code))
+            .map(|code| ModelLanguage {
+                language_id: code,
+                name: language_name(code),
+            })
+            .collect()
+    };
     Json(
         MODELS
             .iter()
-            .map(|&(model_id, kind, name)| Model {
-                model_id,
-                name,
-                can_do_text_to_speech: kind == Kind::Speech,
-                can_do_voice_conversion: false,
-                maximum_text_length_per_request: match kind {
-                    Kind::Speech => speech::MAX_TEXT_CHARS,
-                    Kind::Recognition => 0,
-                },
-                languages: match kind {
-                    Kind::Speech => vec![ModelLanguage {
-                        language_id: "sw",
-                        name: "Swahili",
-                    }],
-                    Kind::Recognition => crate::asr::LANGUAGES
-                        .iter()
-                        .map(|&code| ModelLanguage {
-                            language_id: code,
-                            name: language_name(code),
-                        })
-                        .collect(),
-                },
+            .map(|&(model_id, kind, name)| {
+                let engines = match kind {
+                    Kind::Speech => speech.clone(),
+                    Kind::Recognition => recognition.clone(),
+                };
+                Model {
+                    model_id,
+                    name,
+                    can_do_text_to_speech: kind == Kind::Speech,
+                    can_do_voice_conversion: false,
+                    maximum_text_length_per_request: match kind {
+                        Kind::Speech => speech::MAX_TEXT_CHARS,
+                        Kind::Recognition => 0,
+                    },
+                    languages: languages(&engines),
+                    engines,
+                }
             })
             .collect(),
     )

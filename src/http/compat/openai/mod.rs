@@ -14,8 +14,12 @@ use std::sync::OnceLock;
 use axum::Json;
 use serde::Serialize;
 
+use axum::extract::State;
+
 use crate::http::transport::extract::ApiPath;
 use crate::http::transport::problem::ApiError;
+use crate::http::AppState;
+use crate::ops::models::Engine;
 
 /// What a model does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +75,9 @@ pub struct Model {
     /// Always `sauti`.
     #[schema(example = "sauti")]
     owned_by: &'static str,
+    /// The engines installed behind the name, with the languages (and voices) they serve; empty when none is
+    /// (recognition without a model).
+    engines: Vec<Engine>,
 }
 
 /// Body of `GET /v1/models`.
@@ -83,33 +90,39 @@ pub struct ModelList {
     data: Vec<Model>,
 }
 
-/// Every model, created when the process first listed them.
-fn models() -> &'static [Model] {
-    static MODELS_SERVED: OnceLock<Vec<Model>> = OnceLock::new();
-    MODELS_SERVED.get_or_init(|| {
-        let created = std::time::SystemTime::now()
+/// Every model, with the engines installed behind it.
+fn models(state: &AppState) -> Vec<Model> {
+    static STARTED: OnceLock<u64> = OnceLock::new();
+    let created = *STARTED.get_or_init(|| {
+        std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        MODELS
-            .iter()
-            .map(|(id, _)| Model {
-                id,
-                object: "model",
-                created,
-                owned_by: "sauti",
-            })
-            .collect()
-    })
+            .map_or(0, |d| d.as_secs())
+    });
+    let (speech, recognition) = (state.speech_engines(), state.recognition_engines());
+    MODELS
+        .iter()
+        .map(|&(id, kind)| Model {
+            id,
+            object: "model",
+            created,
+            owned_by: "sauti",
+            engines: match kind {
+                Kind::Speech => speech.clone(),
+                Kind::Recognition => recognition.clone(),
+            },
+        })
+        .collect()
 }
 
 /// `GET /v1/models`.
 #[utoipa::path(get, path = "/v1/models", operation_id = "listModels", tag = "openai", summary = "Models (OpenAI-compatible)",
-    description = "The names `POST /v1/audio/speech` and `POST /v1/audio/transcriptions` accept as `model`.",
+    description = "The names `POST /v1/audio/speech` and `POST /v1/audio/transcriptions` accept as `model`, each with \
+                   the engines installed behind it and the languages (and voices) they serve.",
     responses((status = 200, description = "The models", body = ModelList)))]
-pub async fn list() -> Json<ModelList> {
+pub async fn list(State(state): State<AppState>) -> Json<ModelList> {
     Json(ModelList {
         object: "list",
-        data: models().to_vec(),
+        data: models(&state),
     })
 }
 
@@ -120,11 +133,13 @@ pub async fn list() -> Json<ModelList> {
         (status = 200, description = "The model", body = Model),
         (status = 404, description = "No such model", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
-pub async fn get(ApiPath(model): ApiPath<String>) -> Result<Json<Model>, ApiError> {
-    models()
-        .iter()
+pub async fn get(
+    State(state): State<AppState>,
+    ApiPath(model): ApiPath<String>,
+) -> Result<Json<Model>, ApiError> {
+    models(&state)
+        .into_iter()
         .find(|m| m.id == model)
-        .cloned()
         .map(Json)
         .ok_or_else(|| ApiError::not_found(format!("model {model:?} does not exist here")))
 }
