@@ -16,3 +16,4 @@ pub mod listen;
 pub mod problem;
 pub mod ranges;
 pub mod upload;
+pub mod websocket;

@@ -133,31 +133,39 @@ impl Input {
 
     /// One chunk of bytes, read.
     pub fn bytes(&mut self, bytes: &[u8]) -> Result<Chunk, String> {
-        let samples: Vec<f32> = match self.format {
-            InputFormat::Pcm(_) => {
-                if !bytes.len().is_multiple_of(2) {
-                    return Err(
-                        "16-bit PCM comes in whole samples: the chunk has an odd length".into(),
-                    );
-                }
-                bytes
-                    .chunks_exact(2)
-                    .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / 32_768.0)
-                    .collect()
-            }
-            InputFormat::Ulaw => bytes
-                .iter()
-                .map(|&code| f32::from(ulaw_to_linear(code)) / 32_768.0)
-                .collect(),
-            InputFormat::Alaw => bytes
-                .iter()
-                .map(|&code| f32::from(alaw_to_linear(code)) / 32_768.0)
-                .collect(),
-            InputFormat::File => return Ok(Chunk::File(bytes.to_vec())),
-        };
+        if self.format == InputFormat::File {
+            return Ok(Chunk::File(bytes.to_vec()));
+        }
+        let samples = linear(self.format, bytes)?;
         self.resampler.push(&samples);
         Ok(Chunk::Samples(self.resampler.take()))
     }
+}
+
+/// The samples of raw audio at its own rate (16-bit PCM or G.711); nothing for `file`, which must be decoded.
+pub fn linear(format: InputFormat, bytes: &[u8]) -> Result<Vec<f32>, String> {
+    Ok(match format {
+        InputFormat::Pcm(_) => {
+            if !bytes.len().is_multiple_of(2) {
+                return Err(
+                    "16-bit PCM comes in whole samples: the chunk has an odd length".into(),
+                );
+            }
+            bytes
+                .chunks_exact(2)
+                .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / 32_768.0)
+                .collect()
+        }
+        InputFormat::Ulaw => bytes
+            .iter()
+            .map(|&code| f32::from(ulaw_to_linear(code)) / 32_768.0)
+            .collect(),
+        InputFormat::Alaw => bytes
+            .iter()
+            .map(|&code| f32::from(alaw_to_linear(code)) / 32_768.0)
+            .collect(),
+        InputFormat::File => Vec::new(),
+    })
 }
 
 #[cfg(test)]

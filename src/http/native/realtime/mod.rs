@@ -13,7 +13,7 @@ mod twilio;
 /// feeds them anything).
 pub mod wire {
     pub use super::convai::ConvAi;
-    pub use super::input::{InputFormat, NAMES as INPUT_FORMATS};
+    pub use super::input::{linear, InputFormat, NAMES as INPUT_FORMATS};
     pub use super::socket::{Taken, Wire};
     pub use super::twilio::Twilio;
 }
@@ -159,10 +159,7 @@ async fn accept(
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
     wire: impl FnOnce(InputFormat) -> Box<dyn socket::Wire>,
 ) -> Result<Response, ApiError> {
-    let upgrade = upgrade.map_err(|e| {
-        let detail = format!("this path speaks WebSocket: open it with a WebSocket client ({e})");
-        ApiError::new(ErrorCode::UpgradeRequired, detail)
-    })?;
+    let upgrade = crate::http::transport::websocket::upgrade(upgrade)?;
     let owner = &checked.options.owner;
     let mut seat = state.seat_for(owner).await?;
     let max_per_key = state.settings.realtime.max_sessions_per_key;

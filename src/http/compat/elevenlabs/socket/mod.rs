@@ -178,10 +178,7 @@ async fn accept(
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let checked = check(&state, voice_id, query, multi).await?;
-    let upgrade = upgrade.map_err(|e| {
-        let detail = format!("this path speaks WebSocket: open it with a WebSocket client ({e})");
-        ApiError::new(ErrorCode::UpgradeRequired, detail)
-    })?;
+    let upgrade = crate::http::transport::websocket::upgrade(upgrade)?;
     Ok(upgrade
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)

@@ -2,10 +2,10 @@
 //! committed turn is resampled in one piece, as an upload is, and the same audio gives the same transcript),
 //! and followed by the voice-activity detector at 16 kHz when the server detects turns.
 
-use crate::audio::output::g711::{alaw_to_linear, ulaw_to_linear};
 use crate::audio::resample::StreamResampler;
 use crate::audio::vad::{StreamingVad, VadEvent};
 use crate::audio::SAMPLE_RATE;
+use crate::http::native::realtime::wire::{linear, InputFormat};
 
 use super::wire::{Format, Settings};
 
@@ -72,27 +72,12 @@ impl Live {
 
     /// Take encoded audio in: what the detector noticed, or why the audio is refused (odd PCM, a full buffer).
     pub fn take(&mut self, bytes: &[u8]) -> Result<Vec<Heard>, String> {
-        let samples: Vec<f32> = match self.format {
-            Format::Pcm24k => {
-                if !bytes.len().is_multiple_of(2) {
-                    return Err(
-                        "16-bit PCM comes in whole samples: the chunk has an odd length".into(),
-                    );
-                }
-                bytes
-                    .chunks_exact(2)
-                    .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / 32_768.0)
-                    .collect()
-            }
-            Format::Ulaw => bytes
-                .iter()
-                .map(|&c| f32::from(ulaw_to_linear(c)) / 32_768.0)
-                .collect(),
-            Format::Alaw => bytes
-                .iter()
-                .map(|&c| f32::from(alaw_to_linear(c)) / 32_768.0)
-                .collect(),
+        let format = match self.format {
+            Format::Pcm24k => InputFormat::Pcm(24_000),
+            Format::Ulaw => InputFormat::Ulaw,
+            Format::Alaw => InputFormat::Alaw,
         };
+        let samples = linear(format, bytes)?;
         if self.vad.is_none()
             && self.raw.len() + samples.len() > MAX_BUFFER_SECONDS * self.rate as usize
         {

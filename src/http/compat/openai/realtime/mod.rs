@@ -16,7 +16,6 @@ use crate::http::transport::auth::Caller;
 use crate::http::transport::extract::ApiQuery;
 use crate::http::transport::problem::ApiError;
 use crate::http::AppState;
-use crate::problem::codes::ErrorCode;
 
 /// The largest event a client may send (a second of 24 kHz PCM in base64 is 64 KB).
 const MAX_FRAME: usize = 1 << 20;
@@ -76,10 +75,7 @@ pub async fn transcription(
     if let Some(shared) = state.limits.realtime_seat(&owner, max_per_key).await? {
         seat.also_hold(shared);
     }
-    let upgrade = upgrade.map_err(|e| {
-        let detail = format!("this path speaks WebSocket: open it with a WebSocket client ({e})");
-        ApiError::new(ErrorCode::UpgradeRequired, detail)
-    })?;
+    let upgrade = crate::http::transport::websocket::upgrade(upgrade)?;
     Ok(upgrade
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
