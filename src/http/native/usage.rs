@@ -23,10 +23,10 @@ const MAX_DAYS: i64 = 366;
 #[into_params(parameter_in = Query)]
 pub struct UsageQuery {
     /// First day (UTC, `YYYY-MM-DD`); omitted: the first day of this month.
-    #[param(example = "2026-11-01", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
+    #[param(example = "2026-11-01", format = Date)]
     pub from: Option<String>,
     /// Last day, inclusive; omitted: today.
-    #[param(example = "2026-11-30", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
+    #[param(example = "2026-11-30", format = Date)]
     pub to: Option<String>,
 }
 
@@ -76,6 +76,7 @@ fn day(field: &str, text: &str) -> Result<time::Date, ApiError> {
     params(UsageQuery),
     responses(
         (status = 200, description = "The use", body = UsageReport),
+        (status = 400, description = "A malformed query (a parameter given twice)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 422, description = "A day that is not YYYY-MM-DD, `from` after `to`, or more than 366 days", content_type = "application/problem+json", body = crate::http::openapi::Problem),
         (status = 503, description = "The store does not answer", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]

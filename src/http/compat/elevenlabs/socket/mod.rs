@@ -55,10 +55,13 @@ pub fn takes_key_in_message(request: &Request) -> bool {
 #[into_params(parameter_in = Query)]
 pub struct InputQuery {
     /// A speech model from `GET /elevenlabs/v1/models`; omitted: `sauti_tts`.
-    #[param(example = "eleven_flash_v2_5")]
+    #[param(
+        example = "eleven_flash_v2_5",
+        pattern = "^(sauti_tts|eleven_multilingual_v2|eleven_turbo_v2_5|eleven_flash_v2_5)$"
+    )]
     pub model_id: Option<String>,
     /// `sw` (or `swa`) or omitted.
-    #[param(example = "sw")]
+    #[param(example = "sw", pattern = "^(sw|swa)$")]
     pub language_code: Option<String>,
     /// The audio's format (`mp3_44100_128` by default, `pcm_16000`, `pcm_24000`, `ulaw_8000`, …).
     #[param(

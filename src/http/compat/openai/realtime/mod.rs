@@ -29,7 +29,10 @@ pub struct RealtimeQuery {
     pub intent: Option<String>,
     /// A transcription model of `GET /v1/models`, accepted for OpenAI's clients; speech-to-speech models are
     /// not served here.
-    #[param(example = "gpt-4o-transcribe")]
+    #[param(
+        example = "gpt-4o-transcribe",
+        pattern = "^(sauti-stt|whisper-1|gpt-4o-transcribe|gpt-4o-mini-transcribe)$"
+    )]
     pub model: Option<String>,
 }
 
