@@ -188,6 +188,40 @@ fn a_text_streamed_word_by_word_is_spoken_whole_with_each_message_timed() {
 }
 
 #[test]
+fn with_sync_alignment_the_times_run_on_across_messages() {
+    let data = temp_dir();
+    let server = server(&data);
+    let path = "/v1/text-to-speech/baraka/stream-input?output_format=pcm_16000&sync_alignment=true";
+    let mut socket = open(&server, path, Some(KEY_A)).unwrap();
+    send(
+        &mut socket,
+        json!({"text": " ", "generation_config": {"chunk_length_schedule": [50]}}),
+    );
+    stream_words(&mut socket, TEXT);
+    send(&mut socket, json!({"text": ""}));
+    let (messages, _) = read_to_close(&mut socket);
+    let seconds = pcm(&messages).len() as f64 / 32_000.0;
+    let starts: Vec<u64> = messages
+        .iter()
+        .filter(|m| m["alignment"].is_object())
+        .flat_map(|m| {
+            m["alignment"]["charStartTimesMs"]
+                .as_array()
+                .unwrap()
+                .clone()
+        })
+        .map(|t| t.as_u64().unwrap())
+        .collect();
+    assert!(starts.len() > TEXT.len() / 2);
+    assert!(starts.windows(2).all(|s| s[0] <= s[1]), "{starts:?}");
+    let last = *starts.last().unwrap() as f64 / 1000.0;
+    assert!(
+        last > seconds * 0.8 && last <= seconds + 0.01,
+        "{last} of {seconds} s"
+    );
+}
+
+#[test]
 fn the_key_may_come_in_the_first_message_and_a_wrong_one_closes_before_any_audio() {
     let data = temp_dir();
     let server = server(&data);

@@ -96,6 +96,18 @@ fn livekit_agents_speaks_replies_and_survives_a_barge_in() {
         assert_whole(run, result["seconds"].as_f64().unwrap(), first_seconds);
         let words = result["words"].as_array().unwrap();
         assert_eq!(words.len(), first.split(' ').count(), "{run}: {words:?}");
+        // The plugin asks for sync_alignment: its word times run on with the audio, across messages.
+        let starts: Vec<f64> = words.iter().map(|w| w[1].as_f64().unwrap()).collect();
+        assert!(starts.windows(2).all(|s| s[0] < s[1]), "{run}: {starts:?}");
+        assert!(
+            words.iter().all(|w| w[1].as_f64() <= w[2].as_f64()),
+            "{words:?}"
+        );
+        let seconds = result["seconds"].as_f64().unwrap();
+        assert!(
+            starts[starts.len() - 1] < seconds,
+            "{starts:?} in {seconds} s"
+        );
     }
     // Interrupted mid-speech, the long reply's context is closed; the reply speaking meanwhile arrives whole,
     // and the next turn on the same socket too.

@@ -55,21 +55,22 @@ pub struct Alignment {
 }
 
 impl Alignment {
-    /// The times of `piece`, which starts `offset` seconds into the stream its word times count from; with a
-    /// space first when it follows other words (`after_words`), so a client joining the messages' characters
-    /// gets the words apart.
-    fn of(piece: &Piece, offset: f64, after_words: bool) -> Option<Self> {
+    /// The times of `piece`, which starts `offset` seconds into the stream its word times count from, placed
+    /// `at` seconds on the message's clock (0: the message's own start; or how much of the context was heard
+    /// before it); with a space first when it follows other words (`after_words`), so a client joining the
+    /// messages' characters gets the words apart.
+    fn of(piece: &Piece, offset: f64, at: f64, after_words: bool) -> Option<Self> {
         if piece.text.is_empty() || piece.words.is_empty() {
             return None;
         }
         let shift = |mut times: CharacterTimes| {
             for t in times.starts.iter_mut().chain(times.ends.iter_mut()) {
-                *t = (*t - offset).max(0.0);
+                *t = (*t - offset).max(0.0) + at;
             }
             if after_words && times.characters.first().is_none_or(|c| c.trim() != "") {
                 times.characters.insert(0, " ".into());
-                times.starts.insert(0, 0.0);
-                times.ends.insert(0, 0.0);
+                times.starts.insert(0, at);
+                times.ends.insert(0, at);
             }
             times
         };
@@ -79,18 +80,28 @@ impl Alignment {
         })
     }
 
-    /// The space that ends the last word of a context.
-    fn closing_space() -> Self {
+    /// The space that ends the last word of a context, `at` seconds on the message's clock.
+    fn closing_space(at: f64) -> Self {
         let space = CharacterTimes {
             characters: vec![" ".into()],
-            starts: vec![0.0],
-            ends: vec![0.0],
+            starts: vec![at],
+            ends: vec![at],
         };
         Self {
             written: space.clone(),
             normalized: space,
         }
     }
+}
+
+/// Where a context's speech stands.
+struct Progress {
+    /// Pieces are asked for with word times (until the voice turns out not to give them).
+    timed: bool,
+    /// Some message carried times already.
+    aligned: bool,
+    /// Seconds of audio sent so far.
+    heard: f64,
 }
 
 /// How a context speaks.
@@ -107,6 +118,8 @@ pub struct Speaking<S> {
     pub stop: CancellationToken,
     /// Held while the task runs (the socket's bound on contexts still speaking).
     pub permit: OwnedSemaphorePermit,
+    /// Times count from the start of the context's audio (else from the start of each message's).
+    pub continuous: bool,
 }
 
 /// An open context: text goes in, pieces go to its task.
@@ -183,6 +196,7 @@ async fn speak<S>(
         events,
         stop,
         permit,
+        continuous,
     } = speaking;
     let _held = permit;
     let task = Task {
@@ -190,6 +204,7 @@ async fn speak<S>(
         voice: &voice,
         events: &events,
         id: &id,
+        continuous,
     };
     let outcome = tokio::select! {
         () = stop.cancelled() => return,
@@ -209,6 +224,7 @@ struct Task<'a> {
     voice: &'a InputVoice,
     events: &'a mpsc::Sender<Spoken>,
     id: &'a Arc<str>,
+    continuous: bool,
 }
 
 impl Task<'_> {
@@ -220,13 +236,14 @@ impl Task<'_> {
         waiting: &AtomicUsize,
     ) -> Result<bool, ApiError> {
         let mut encoder = PieceEncoder::new(self.service, format)?;
-        let mut timed = true;
-        let mut aligned = false;
+        let mut progress = Progress {
+            timed: true,
+            aligned: false,
+            heard: 0.0,
+        };
         while let Some(text) = queue.recv().await {
             let chars = text.chars().count();
-            let spoken = self
-                .piece(&mut encoder, text, &mut timed, &mut aligned)
-                .await;
+            let spoken = self.piece(&mut encoder, text, &mut progress).await;
             waiting.fetch_sub(chars, Ordering::Relaxed);
             if !spoken? {
                 return Ok(false);
@@ -234,10 +251,19 @@ impl Task<'_> {
         }
         let tail = encoder.finish().await.map_err(failed)?;
         // The format's last bytes, and the space after the last word.
-        if tail.is_empty() && !aligned {
+        if tail.is_empty() && !progress.aligned {
             return Ok(true);
         }
-        Ok(self.say(tail, aligned.then(Alignment::closing_space)).await)
+        let space = Alignment::closing_space(self.clock(&progress));
+        Ok(self.say(tail, progress.aligned.then_some(space)).await)
+    }
+
+    /// Where a message starts on the clock its times count on.
+    fn clock(&self, progress: &Progress) -> f64 {
+        match self.continuous {
+            true => progress.heard,
+            false => 0.0,
+        }
     }
 
     /// Speak one piece; `Ok(false)` when nobody reads any more. Once the voice turns out not to time its
@@ -246,28 +272,31 @@ impl Task<'_> {
         &self,
         encoder: &mut PieceEncoder,
         text: String,
-        timed: &mut bool,
-        aligned: &mut bool,
+        progress: &mut Progress,
     ) -> Result<bool, ApiError> {
         let Some(prepared) = self.voice.piece(text)? else {
             return Ok(true);
         };
-        let mut opened = match *timed {
+        let mut opened = match progress.timed {
             true => {
                 let (opened, is_timed) = prepared.stream_timed_if_possible(self.service).await?;
-                *timed = is_timed;
+                progress.timed = is_timed;
                 opened
             }
             false => prepared.stream(self.service, false).await?,
         };
-        // Word times count from the start of this synthesis; each message's from the start of its audio.
+        // Word times count from the start of this synthesis; each message's from the start of its audio, or
+        // of the context's.
         let mut offset = 0.0;
         while let Some(piece) = opened.next().await {
             let piece = piece?;
             let bytes = encoder.push(&piece.samples).await.map_err(failed)?;
-            let alignment = Alignment::of(&piece, offset, *aligned);
-            *aligned |= alignment.is_some();
-            offset += piece.samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
+            let at = self.clock(progress);
+            let alignment = Alignment::of(&piece, offset, at, progress.aligned);
+            progress.aligned |= alignment.is_some();
+            let seconds = piece.samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
+            offset += seconds;
+            progress.heard += seconds;
             if !self.say(bytes, alignment).await {
                 return Ok(false);
             }

@@ -72,7 +72,8 @@ pub struct InputQuery {
     /// Seconds without a message before the socket closes (1 to 180; 20 by default).
     #[param(minimum = 1, maximum = 180, example = 20)]
     pub inactivity_timeout: Option<u64>,
-    /// Accepted: each audio message always carries its own characters' times.
+    /// Alignment times count from the start of the context's audio (as a player hears it); otherwise, as by
+    /// default, from the start of each message's audio.
     pub sync_alignment: Option<bool>,
     /// Speak at every clause boundary instead of following the chunk schedule.
     pub auto_mode: Option<bool>,
@@ -97,6 +98,8 @@ pub struct Checked {
     pub inactivity: Duration,
     /// Speak at every clause boundary.
     pub auto: bool,
+    /// Alignment times count from the start of each context's audio.
+    pub continuous: bool,
     /// Several contexts on one socket.
     pub multi: bool,
 }
@@ -141,6 +144,7 @@ async fn check(
         opened,
         inactivity: Duration::from_secs(inactivity),
         auto: query.auto_mode.unwrap_or(false),
+        continuous: query.sync_alignment.unwrap_or(false),
         multi,
     })
 }

@@ -82,6 +82,7 @@ async fn run(
         voice,
         schedule: Vec::new(),
         auto: checked.auto,
+        continuous: checked.continuous,
         multi: checked.multi,
         format: checked.format,
         contexts: HashMap::new(),
@@ -225,6 +226,7 @@ struct Socket {
     voice: InputVoice,
     schedule: Vec<usize>,
     auto: bool,
+    continuous: bool,
     multi: bool,
     format: crate::audio::output::OutputFormat,
     /// Contexts taking text.
@@ -355,6 +357,7 @@ impl Socket {
             events: self.events.clone(),
             stop: self.stop.clone(),
             permit,
+            continuous: self.continuous,
         };
         let buffer = TextBuffer::new(self.schedule.clone(), self.auto);
         let context = Context::open(Arc::clone(id), speaking, buffer);
