@@ -1,11 +1,10 @@
-//! One input-streaming socket: messages in become text for its contexts, what the contexts say goes out.
-//!
-//! The socket closes with 1000 after the single stream's `isFinal`, or after every context's once
+//! One input-streaming socket: messages in become text for its contexts, what the contexts say goes out. The
+//! socket closes with 1000 after the single stream's `isFinal`, or after every context's once
 //! `close_socket` came; 1008 when the key in the first message is refused, when the key is revoked, after
 //! `inactivity_timeout` seconds with no message, on a message that is not JSON, or past the key's monthly
 //! limit; 1013 when the server or the key holds all the sockets it may; 1001 when the server stops; 1009 and
-//! 1007 for frames that are too large or not UTF-8. Problems of one context (over the context limit, too much text waiting, a synthesis
-//! that failed) are error messages naming the context, and the socket stays open.
+//! 1007 for frames that are too large or not UTF-8. Problems of one context (over the context limit, too much
+//! text waiting, a synthesis that failed) are error messages naming the context, and the socket stays open.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
