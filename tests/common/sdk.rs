@@ -1,5 +1,5 @@
-//! The official client SDKs from PyPI (`tools/sdks.sh` installs the pinned versions into target/sdks), and
-//! the scripts under tests/sdk that drive sauti with them.
+//! The official client SDKs, the voice-agent frameworks and the reference decoders from PyPI (`tools/pypi.sh`
+//! installs each pinned group into target/pypi), and the scripts under tests/sdk that drive sauti with them.
 
 use std::path::Path;
 use std::process::Command;
@@ -38,17 +38,18 @@ pub fn server(data: &tempfile::TempDir) -> Server {
     )
 }
 
-/// The directory `tools/{installer}` installed its pinned packages in (once per test binary).
-fn installed(installer: &str, dir: &'static OnceLock<String>) -> &'static str {
+/// The directory `tools/pypi.sh {group}` installed its pinned packages in (once per test binary).
+fn installed(group: &str, dir: &'static OnceLock<String>) -> &'static str {
     dir.get_or_init(|| {
         let root = env!("CARGO_MANIFEST_DIR");
         let output = Command::new("bash")
-            .arg(format!("{root}/tools/{installer}"))
+            .arg(format!("{root}/tools/pypi.sh"))
+            .arg(group)
             .output()
             .expect("bash runs");
         assert!(
             output.status.success(),
-            "tools/{installer}: {}",
+            "tools/pypi.sh {group}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8(output.stdout).unwrap().trim().to_string()
@@ -58,13 +59,19 @@ fn installed(installer: &str, dir: &'static OnceLock<String>) -> &'static str {
 /// Run tests/sdk/`script` with `args` and the official SDKs; panics with its output unless it succeeds.
 pub fn run(script: &str, args: &[&str]) -> String {
     static SDKS: OnceLock<String> = OnceLock::new();
-    run_with(installed("sdks.sh", &SDKS), script, args)
+    run_with(installed("sdks", &SDKS), script, args)
 }
 
 /// Run tests/sdk/`script` with `args` and the voice-agent frameworks (Pipecat, LiveKit Agents).
 pub fn run_framework(script: &str, args: &[&str]) -> String {
     static FRAMEWORKS: OnceLock<String> = OnceLock::new();
-    run_with(installed("frameworks.sh", &FRAMEWORKS), script, args)
+    run_with(installed("frameworks", &FRAMEWORKS), script, args)
+}
+
+/// Run tests/sdk/`script` with `args` and the reference decoders (pyctcdecode with KenLM).
+pub fn run_decoders(script: &str, args: &[&str]) -> String {
+    static DECODERS: OnceLock<String> = OnceLock::new();
+    run_with(installed("decoders", &DECODERS), script, args)
 }
 
 fn run_with(path: &str, script: &str, args: &[&str]) -> String {

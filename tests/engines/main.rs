@@ -11,6 +11,7 @@ mod audio_declared_sizes;
 mod audio_decode;
 mod audio_properties;
 mod ctc;
+mod ctc_beam;
 mod embedded_voice;
 mod scenarios;
 mod speaker_encoder;

@@ -1,4 +1,4 @@
-"""LiveKit Agents' ElevenLabs plugin (livekit-plugins-elevenlabs, pinned in tools/frameworks.sh), unchanged, pointed
+"""LiveKit Agents' ElevenLabs plugin (livekit-plugins-elevenlabs, pinned in tools/pypi.sh frameworks), unchanged, pointed
 at sauti by its base URL: streams of text pushed word by word and spoken over one multi-context socket, in the
 plugin's default encoding (MP3) and in PCM; and a barge-in: a long reply is interrupted (its stream closed, which
 closes its context) while the next reply is already speaking, and the next reply must still arrive whole.

@@ -1,4 +1,4 @@
-"""The openai SDK's realtime client (pinned in tools/sdks.sh), unchanged, pointed at sauti by its base URL: a
+"""The openai SDK's realtime client (pinned in tools/pypi.sh sdks), unchanged, pointed at sauti by its base URL: a
 transcription session that streams Swahili speech in as 24 kHz PCM and commits it (its transcript must equal the
 HTTP transcription of the same audio), one where the server's voice-activity detection ends the turn, one in
 G.711 μ-law, and refusals the SDK reads as error events.

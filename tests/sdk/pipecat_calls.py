@@ -1,4 +1,4 @@
-"""Pipecat's ElevenLabsTTSService (pipecat-ai, pinned in tools/frameworks.sh), unchanged, pointed at sauti by its
+"""Pipecat's ElevenLabsTTSService (pipecat-ai, pinned in tools/pypi.sh frameworks), unchanged, pointed at sauti by its
 base URL: a pipeline streams a reply in word by word, as a language model writes it, and the service speaks it
 over the multi-context socket. Then a second reply, on the same socket.
 

@@ -1,4 +1,4 @@
-//! ElevenLabs' official Python SDK (pinned in tools/sdks.sh), unchanged, against `/elevenlabs` of the real
+//! ElevenLabs' official Python SDK (pinned in tools/pypi.sh sdks), unchanged, against `/elevenlabs` of the real
 //! server: voices (all, paged search, one), models, speech in the formats it names (decoded back by sauti and
 //! ffmpeg), streaming, speed, an instant clone from two files used in a following synthesis and then deleted,
 //! speech to text with timed words, and refusals the SDK raises with sauti's problem in their body.

@@ -1,5 +1,5 @@
 //! OpenAI's realtime transcription sessions through the official `openai` SDK's realtime client (pinned in
-//! tools/sdks.sh), unchanged, pointed at sauti by its base URL: a committed turn's transcript equals the HTTP
+//! tools/pypi.sh sdks), unchanged, pointed at sauti by its base URL: a committed turn's transcript equals the HTTP
 //! transcription of the same audio; with server VAD the speech events come in order and the CTC model sends
 //! deltas while the caller is still speaking; G.711 μ-law is heard; mistakes are error events and the session
 //! goes on; refusals before the upgrade are problems.

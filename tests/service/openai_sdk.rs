@@ -1,4 +1,4 @@
-//! OpenAI's official Python SDK (pinned in tools/sdks.sh), unchanged, against the real server: models, speech in
+//! OpenAI's official Python SDK (pinned in tools/pypi.sh sdks), unchanged, against the real server: models, speech in
 //! every format it names (decoded back by sauti and by ffmpeg), streaming, speed, refusals the SDK turns into
 //! readable exceptions, and transcriptions that equal sauti's own path for the same audio — Swahili through the
 //! CTC fixture (with word timings), English through the Whisper fixture.

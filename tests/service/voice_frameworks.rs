@@ -1,4 +1,4 @@
-//! The voice-agent frameworks people build with, from PyPI (pinned in tools/frameworks.sh), unchanged and pointed
+//! The voice-agent frameworks people build with, from PyPI (pinned in tools/pypi.sh frameworks), unchanged and pointed
 //! at sauti by their base URL only: Pipecat's `ElevenLabsTTSService` and LiveKit Agents' ElevenLabs plugin stream
 //! replies in word by word over the multi-context socket and get the whole reply's audio back with word times;
 //! LiveKit closes a context mid-speech (a barge-in) while the next reply speaks, and the next reply still

@@ -7,7 +7,9 @@
 //! alignment gives every word its start and end time.
 
 pub mod align;
+pub mod beam;
 mod files;
+pub mod lm;
 
 use std::path::Path;
 
