@@ -393,10 +393,13 @@ impl<'a> Search<'a> {
     }
 }
 
+/// What makes two beams one: their text, partial word and last token.
+type MergeKey = (Rc<str>, Rc<str>, Option<u32>);
+
 /// Beams with the same text, partial word and last token as one, their probabilities summed (the last one's
 /// frames kept, in the first one's place).
 fn merge(beams: Vec<Beam>) -> Vec<Beam> {
-    let mut index: HashMap<(Rc<str>, Rc<str>, Option<u32>), usize> = HashMap::new();
+    let mut index: HashMap<MergeKey, usize> = HashMap::new();
     let mut merged: Vec<Beam> = Vec::with_capacity(beams.len());
     for beam in beams {
         let key = (

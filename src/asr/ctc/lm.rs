@@ -42,14 +42,17 @@ pub struct LanguageModel {
     unknown: u32,
     begin: Option<u32>,
     end: Option<u32>,
-    /// Per order (index 0 for unigrams): the n-gram's word ids → (log10 probability, log10 back-off).
-    grams: Vec<HashMap<Box<[u32]>, (f32, f32)>>,
+    /// Per order, unigrams first.
+    grams: Vec<Grams>,
     /// The words that count as known: unigrams listed with a back-off (as pyctcdecode reads an ARPA file).
     known: HashSet<String>,
     /// Every prefix of a known word.
     prefixes: HashSet<String>,
     weights: Weights,
 }
+
+/// One order's n-grams: word ids → (log10 probability, log10 back-off).
+type Grams = HashMap<Box<[u32]>, (f32, f32)>;
 
 /// The words that condition the next one (at most order − 1, oldest first).
 pub type State = Vec<u32>;
