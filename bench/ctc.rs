@@ -42,6 +42,8 @@ fn load(dir: &Path, variant: &str, library: &Path) -> Ctc {
         variant: variant.to_string(),
         window_seconds: SECONDS as f64,
         overlap_seconds: 2.0,
+        lm: None,
+        search: Default::default(),
     };
     Ctc::load(dir, &options).expect("the benchmark model loads")
 }

@@ -28,6 +28,22 @@ pub enum Task {
     Translate,
 }
 
+/// What a caller knows of the audio besides its language: words likely to be said, and text that came before.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Hints {
+    /// Words and phrases to favour (ElevenLabs' `keyterms`): names, places, products.
+    pub keyterms: Vec<String>,
+    /// Text said before this audio, or written in its style (OpenAI's `prompt`).
+    pub prompt: String,
+}
+
+impl Hints {
+    /// Whether there is nothing to go on.
+    pub fn is_empty(&self) -> bool {
+        self.keyterms.is_empty() && self.prompt.trim().is_empty()
+    }
+}
+
 /// One decoded stretch of audio.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Segment {
@@ -139,6 +155,23 @@ pub trait Recognizer: Send + Sync {
              Whisper model",
             self.engine()
         )))
+    }
+
+    /// `task` with `hints`: Whisper reads them as the text before the audio, CTC models as words to favour.
+    /// Engines that take no hints do the task without them.
+    fn recognise(
+        &self,
+        samples: &[f32],
+        language: &str,
+        task: Task,
+        hints: &Hints,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        let _ = hints;
+        match task {
+            Task::Transcribe => self.transcribe_until(samples, language, cancel),
+            Task::Translate => self.translate_until(samples, language, cancel),
+        }
     }
 
     /// The engine's name, for metrics and logs.

@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
+use super::ctc::beam::SearchOptions;
+use super::ctc::lm::Weights;
 use super::ctc::{Ctc, CtcOptions};
 use super::whisper::{Whisper, WhisperOptions};
-use super::{AsrError, Recognizer, Transcript};
+use super::{AsrError, Hints, Recognizer, Task, Transcript};
 use crate::config::{CtcRoute, Settings};
 use crate::models::ModelError;
 
@@ -145,6 +147,19 @@ fn load_ctc(settings: &Settings, route: &CtcRoute) -> Loaded {
         variant: route.variant.clone(),
         window_seconds: route.window_seconds,
         overlap_seconds: route.overlap_seconds,
+        lm: (!route.lm.as_os_str().is_empty()).then(|| {
+            let weights = Weights {
+                alpha: route.lm_alpha,
+                beta: route.lm_beta,
+                ..Weights::default()
+            };
+            (settings.models.dir.join(&route.lm), weights)
+        }),
+        search: SearchOptions {
+            beam_width: route.beam_width.clamp(1, 1_000),
+            hotword_weight: route.hotword_weight,
+            ..SearchOptions::default()
+        },
     };
     loaded(
         Ctc::load(&dir, &options).map(|m| Arc::new(m) as Arc<dyn Recognizer>),
@@ -202,6 +217,23 @@ impl Recognizer for Routed {
             .as_ref()
             .map_err(|why| AsrError::Unavailable(format!("translation needs Whisper: {why}")))?
             .translate_until(samples, language, cancel)
+    }
+
+    fn recognise(
+        &self,
+        samples: &[f32],
+        language: &str,
+        task: Task,
+        hints: &Hints,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        let model = match task {
+            Task::Transcribe => self.model_for(language).map_err(AsrError::Unavailable)?,
+            Task::Translate => self.whisper.as_ref().map_err(|why| {
+                AsrError::Unavailable(format!("translation needs Whisper: {why}"))
+            })?,
+        };
+        model.recognise(samples, language, task, hints, cancel)
     }
 
     fn engine(&self) -> &'static str {

@@ -160,6 +160,17 @@ pub struct CtcRoute {
     pub window_seconds: f64,
     /// How much neighbouring windows share, in seconds.
     pub overlap_seconds: f64,
+    /// An n-gram language model in ARPA form (KenLM's `lmplz` writes them), relative to `models.dir`; empty for
+    /// none. With one, every transcript is decoded by beam search weighed by it.
+    pub lm: PathBuf,
+    /// The language model's weight.
+    pub lm_alpha: f64,
+    /// The bonus per word that balances the model's preference for few words.
+    pub lm_beta: f64,
+    /// Beams the search keeps (with a language model, key terms or a prompt).
+    pub beam_width: usize,
+    /// What a key term (or a prompt's word) is worth to the beam search.
+    pub hotword_weight: f64,
 }
 
 impl Default for CtcRoute {
@@ -171,6 +182,11 @@ impl Default for CtcRoute {
             variant: String::new(),
             window_seconds: 30.0,
             overlap_seconds: 2.0,
+            lm: PathBuf::new(),
+            lm_alpha: 0.5,
+            lm_beta: 1.5,
+            beam_width: 100,
+            hotword_weight: 10.0,
         }
     }
 }

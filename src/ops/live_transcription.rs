@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::usage::{self, Usage};
 use super::Service;
-use crate::asr::{Task, Transcript};
+use crate::asr::{Hints, Task, Transcript};
 use crate::problem::ApiError;
 use crate::storage::usage::UsageKind;
 
@@ -57,6 +57,7 @@ impl Service {
         owner: &str,
         samples: Arc<Vec<f32>>,
         language: &str,
+        hints: &Hints,
     ) -> Result<Transcript, ApiError> {
         let seconds = samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
         let seconds = (seconds * 1000.0).round() / 1000.0;
@@ -64,7 +65,7 @@ impl Service {
             .await?;
         let asr = &self.graph.asr;
         match asr
-            .recognise(owner, samples, language, Task::Transcribe)
+            .recognise(owner, samples, language, Task::Transcribe, hints.clone())
             .await
         {
             Ok(transcript) => {
@@ -85,10 +86,11 @@ impl Service {
         owner: &str,
         samples: Arc<Vec<f32>>,
         language: &str,
+        hints: &Hints,
     ) -> Result<Transcript, ApiError> {
         let asr = &self.graph.asr;
         Ok(asr
-            .recognise(owner, samples, language, Task::Transcribe)
+            .recognise(owner, samples, language, Task::Transcribe, hints.clone())
             .await?)
     }
 }

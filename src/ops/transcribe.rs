@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::usage::{self, Usage};
 use super::Service;
-use crate::asr::{Task, Transcript, DEFAULT_LANGUAGE, LANGUAGES};
+use crate::asr::{Hints, Task, Transcript, DEFAULT_LANGUAGE, LANGUAGES};
 use crate::problem::ApiError;
 use crate::storage::usage::UsageKind;
 
@@ -20,6 +20,8 @@ pub struct Transcribe {
     pub language: String,
     /// Transcribe, or translate into English.
     pub task: Task,
+    /// Words to favour and the text before (checked with [`hints`]).
+    pub hints: Hints,
 }
 
 /// What was heard, and how long the recording is in seconds (to the millisecond).
@@ -43,6 +45,43 @@ pub fn language(given: Option<&str>) -> Result<String, ApiError> {
     }
 }
 
+/// At most this many key terms, each at most [`MAX_KEYTERM_CHARS`] characters.
+pub const MAX_KEYTERMS: usize = 100;
+/// The longest key term.
+pub const MAX_KEYTERM_CHARS: usize = 50;
+/// The longest prompt, in characters.
+pub const MAX_PROMPT_CHARS: usize = 2_000;
+
+/// The request's hints, checked: 422 for too many or too long key terms, or too long a prompt.
+pub fn hints(keyterms: Vec<String>, prompt: Option<&str>) -> Result<Hints, ApiError> {
+    let keyterms: Vec<String> = keyterms
+        .into_iter()
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .collect();
+    if keyterms.len() > MAX_KEYTERMS {
+        return Err(ApiError::unprocessable(format!(
+            "{} keyterms were given; at most {MAX_KEYTERMS} are taken",
+            keyterms.len()
+        )));
+    }
+    if let Some(long) = keyterms
+        .iter()
+        .find(|k| k.chars().count() > MAX_KEYTERM_CHARS)
+    {
+        return Err(ApiError::unprocessable(format!(
+            "the keyterm {long:?} is longer than {MAX_KEYTERM_CHARS} characters"
+        )));
+    }
+    let prompt = prompt.unwrap_or_default().trim().to_string();
+    if prompt.chars().count() > MAX_PROMPT_CHARS {
+        return Err(ApiError::unprocessable(format!(
+            "`prompt` is longer than {MAX_PROMPT_CHARS} characters"
+        )));
+    }
+    Ok(Hints { keyterms, prompt })
+}
+
 impl Service {
     /// Recognise a recording.
     pub async fn transcribe(&self, request: Transcribe) -> Result<Heard, ApiError> {
@@ -60,6 +99,7 @@ impl Service {
                 Arc::new(audio.samples),
                 &request.language,
                 request.task,
+                request.hints,
             )
             .await;
         let transcript = match recognised {

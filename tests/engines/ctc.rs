@@ -59,6 +59,8 @@ fn options(window_seconds: f64, overlap_seconds: f64) -> CtcOptions {
         variant: String::new(),
         window_seconds,
         overlap_seconds,
+        lm: None,
+        search: Default::default(),
     }
 }
 

@@ -9,7 +9,7 @@ use super::RecognitionError;
 use crate::actors::fair::WorkerPool;
 use crate::actors::work::{self, Tied, WorkSet};
 use crate::actors::{admit, ActorError};
-use crate::asr::{AsrError, Recognizer, Task, Transcript};
+use crate::asr::{AsrError, Hints, Recognizer, Task, Transcript};
 use crate::cancel::Cancel;
 use crate::telemetry::metrics;
 
@@ -25,6 +25,8 @@ pub enum ToAsrActor {
         language: String,
         /// Transcribe, or translate into English.
         task: Task,
+        /// Words to favour and the text before.
+        hints: Hints,
         /// Set when the caller stops waiting; recognition stops at its next window.
         cancel: Cancel,
         /// Where the transcript goes.
@@ -96,6 +98,7 @@ impl Actor for AsrActor {
                 samples,
                 language,
                 task,
+                hints,
                 cancel,
                 reply,
             } => {
@@ -118,6 +121,7 @@ impl Actor for AsrActor {
                     samples,
                     language,
                     task,
+                    hints,
                     cancel: cancel.clone(),
                     reply,
                     _admitted: admitted,
@@ -138,6 +142,7 @@ struct Job {
     samples: Arc<Vec<f32>>,
     language: String,
     task: Task,
+    hints: Hints,
     cancel: Cancel,
     reply: RpcReplyPort<Result<Transcript, RecognitionError>>,
     _admitted: OwnedSemaphorePermit,
@@ -160,6 +165,7 @@ impl Job {
                 &self.samples,
                 &self.language,
                 self.task,
+                &self.hints,
                 &self.cancel,
             )
         });
@@ -225,12 +231,12 @@ fn run(
     samples: &[f32],
     language: &str,
     task: Task,
+    hints: &Hints,
     cancel: &Cancel,
 ) -> Result<Transcript, AsrError> {
     let started = Instant::now();
-    let outcome = catch_unwind(AssertUnwindSafe(|| match task {
-        Task::Transcribe => recognizer.transcribe_until(samples, language, cancel),
-        Task::Translate => recognizer.translate_until(samples, language, cancel),
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        recognizer.recognise(samples, language, task, hints, cancel)
     }))
     .unwrap_or_else(|_| {
         ::metrics::counter!(metrics::WORK_FAULTS, "actor" => "asr").increment(1);

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{ActorError, ActorSlot};
-use crate::asr::{AsrError, Task, Transcript};
+use crate::asr::{AsrError, Hints, Task, Transcript};
 use crate::cancel::Cancel;
 
 /// Longest a caller waits for a transcript (queueing included).
@@ -50,17 +50,18 @@ impl AsrHandle {
         samples: Arc<Vec<f32>>,
         language: &str,
     ) -> Result<Transcript, RecognitionError> {
-        self.recognise(owner, samples, language, Task::Transcribe)
+        self.recognise(owner, samples, language, Task::Transcribe, Hints::default())
             .await
     }
 
-    /// `task` on 16 kHz mono samples spoken in `language`, for `owner` (an API key id).
+    /// `task` on 16 kHz mono samples spoken in `language` with `hints`, for `owner` (an API key id).
     pub async fn recognise(
         &self,
         owner: &str,
         samples: Arc<Vec<f32>>,
         language: &str,
         task: Task,
+        hints: Hints,
     ) -> Result<Transcript, RecognitionError> {
         let (owner, language) = (owner.to_string(), language.to_string());
         // Cancels the work when this call ends however it ends (an answer, the deadline, a client gone).
@@ -74,6 +75,7 @@ impl AsrHandle {
                     samples,
                     language,
                     task,
+                    hints,
                     cancel,
                     reply,
                 },

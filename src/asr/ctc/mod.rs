@@ -3,22 +3,25 @@
 //!
 //! The waveform is normalised as the model's `preprocessor_config.json` asks. Long audio is read in overlapping
 //! windows that start on frame boundaries; each frame is taken from the window in which it lies furthest from an
-//! edge, so the windows join without a seam. The frames' best tokens are decoded greedily ([`align`]), and the
-//! alignment gives every word its start and end time.
+//! edge, so the windows join without a seam. The frames' best tokens are decoded greedily ([`align`]); with
+//! hints (key terms, a prompt's words) or an n-gram model ([`lm`]) a beam search ([`beam`]) decodes them instead.
+//! Either way every word gets its start and end time.
 
 pub mod align;
 pub mod beam;
 mod files;
 pub mod lm;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ort::session::Session;
 use ort::value::Tensor;
 
 use self::align::{FrameWord, Vocabulary};
+use self::beam::{Hotwords, Search, SearchOptions};
 use self::files::CtcFiles;
-use super::{AsrError, Recognizer, Transcript, Word};
+use self::lm::{LanguageModel, Weights};
+use super::{AsrError, Hints, Recognizer, Task, Transcript, Word};
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
 
 /// Sample rate the models read.
@@ -40,6 +43,10 @@ pub struct CtcOptions {
     pub window_seconds: f64,
     /// How much neighbouring windows share, in seconds.
     pub overlap_seconds: f64,
+    /// An n-gram model (ARPA) the beam search weighs words with, and how.
+    pub lm: Option<(PathBuf, Weights)>,
+    /// The beam search's width and thresholds.
+    pub search: SearchOptions,
 }
 
 /// A loaded CTC model.
@@ -54,6 +61,8 @@ pub struct Ctc {
     convolutions: Vec<(usize, usize)>,
     window: usize,
     overlap: usize,
+    lm: Option<LanguageModel>,
+    search: SearchOptions,
 }
 
 impl Ctc {
@@ -76,7 +85,15 @@ impl Ctc {
         let window_frames = frames(options.window_seconds).max(2);
         let overlap_frames = (frames(options.overlap_seconds) / 2 * 2).min(window_frames / 4 * 2);
         let (window, overlap) = (window_frames * stride, overlap_frames * stride);
+        let lm = match &options.lm {
+            Some((path, weights)) => Some(
+                LanguageModel::load(path, *weights).map_err(|e| ModelError::invalid(path, e))?,
+            ),
+            None => None,
+        };
         Ok(Self {
+            lm,
+            search: options.search,
             pool,
             input,
             vocabulary: described.vocabulary,
@@ -144,7 +161,20 @@ impl Ctc {
         samples: &[f32],
         cancel: &crate::cancel::Cancel,
     ) -> Result<Vec<u32>, AsrError> {
-        let mut path = Vec::with_capacity(samples.len() / self.stride + 1);
+        let (logits, width) = self.frame_logits(samples, cancel)?;
+        Ok(align::best_per_frame(&logits, width))
+    }
+
+    /// The token scores of every frame of `samples` (`[frames, width]` row-major) and the row width, window by
+    /// window.
+    pub fn frame_logits(
+        &self,
+        samples: &[f32],
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<(Vec<f32>, usize), AsrError> {
+        let mut kept: Vec<f32> = Vec::new();
+        let mut width = self.vocabulary.tokens.len();
+        let mut frames_kept = 0usize;
         let step = self.window - self.overlap;
         let mut start = 0;
         loop {
@@ -155,19 +185,24 @@ impl Ctc {
             let last = end == samples.len();
             let frames = self.frames_for(end - start);
             if frames > 0 {
-                let (logits, width) = self.logits(&samples[start..end])?;
-                let best = align::best_per_frame(&logits, width);
+                let (logits, row) = self.logits(&samples[start..end])?;
+                width = row;
+                let count = logits.len() / row.max(1);
                 // This window's own frames: from the middle of the overlap with the one before to the middle
                 // of the overlap with the one after.
-                let first = (path.len() * self.stride).saturating_sub(start) / self.stride;
+                let first = (frames_kept * self.stride).saturating_sub(start) / self.stride;
                 let until = match last {
-                    true => best.len(),
+                    true => count,
                     false => (step + self.overlap / 2) / self.stride,
-                };
-                path.extend(best.iter().take(until.min(best.len())).skip(first));
+                }
+                .min(count);
+                if until > first {
+                    kept.extend_from_slice(&logits[first * row..until * row]);
+                    frames_kept += until - first;
+                }
             }
             if last {
-                return Ok(path);
+                return Ok((kept, width));
             }
             start += step;
         }
@@ -179,10 +214,30 @@ impl Ctc {
         samples: &[f32],
         cancel: &crate::cancel::Cancel,
     ) -> Result<Vec<Word>, AsrError> {
-        let path = self.best_path(samples, cancel)?;
+        self.words_with(samples, &Hints::default(), cancel)
+    }
+
+    /// The words of `samples` with their times in seconds, favouring the words of `hints`: greedily without
+    /// hints or a language model, by beam search with them.
+    pub fn words_with(
+        &self,
+        samples: &[f32],
+        hints: &Hints,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Vec<Word>, AsrError> {
+        let (logits, width) = self.frame_logits(samples, cancel)?;
+        let hotwords = Hotwords::new(&self.spelled(hints), self.search.hotword_weight);
+        let words = match hotwords.is_empty() && self.lm.is_none() {
+            true => align::words(&align::best_per_frame(&logits, width), &self.vocabulary),
+            false => {
+                Search::new(&self.vocabulary, &hotwords, self.lm.as_ref(), self.search)
+                    .decode(&logits, width)
+                    .words
+            }
+        };
         let seconds = |frame: usize| (frame * self.stride) as f64 / SAMPLE_RATE as f64;
         let audio = samples.len() as f64 / SAMPLE_RATE as f64;
-        Ok(align::words(&path, &self.vocabulary)
+        Ok(words
             .into_iter()
             .map(|FrameWord { text, start, end }| Word {
                 word: text,
@@ -191,16 +246,63 @@ impl Ctc {
             })
             .collect())
     }
+
+    /// The words of `hints` (key terms, then the prompt's) as this model spells them: lower case, characters it
+    /// has no token for taken as spaces between words.
+    fn spelled(&self, hints: &Hints) -> Vec<String> {
+        let mut words: Vec<String> = Vec::new();
+        for text in hints.keyterms.iter().chain([&hints.prompt]) {
+            let spelled: String = text
+                .to_lowercase()
+                .chars()
+                .map(
+                    |c| match self.vocabulary.tokens.iter().any(|t| t.chars().eq([c])) {
+                        true => c,
+                        false => ' ',
+                    },
+                )
+                .collect();
+            for word in spelled.split_whitespace() {
+                if !words.iter().any(|w| w == word) && words.len() < MAX_HOTWORDS {
+                    words.push(word.to_string());
+                }
+            }
+        }
+        words
+    }
 }
+
+/// At most this many distinct words are favoured (key terms first, then the prompt's).
+const MAX_HOTWORDS: usize = 200;
 
 impl Recognizer for Ctc {
     fn transcribe_until(
         &self,
         samples: &[f32],
-        _language: &str,
+        language: &str,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
-        let words = self.words(samples, cancel)?;
+        self.recognise(
+            samples,
+            language,
+            Task::Transcribe,
+            &Hints::default(),
+            cancel,
+        )
+    }
+
+    fn recognise(
+        &self,
+        samples: &[f32],
+        language: &str,
+        task: Task,
+        hints: &Hints,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        if task == Task::Translate {
+            return self.translate_until(samples, language, cancel);
+        }
+        let words = self.words_with(samples, hints, cancel)?;
         Ok(Transcript::from_words(words, SEGMENT_PAUSE_SECONDS))
     }
 

@@ -7,7 +7,7 @@ use axum::Json;
 use serde::Serialize;
 
 use crate::asr::captions::Captions;
-use crate::asr::{Segment, Task, Word};
+use crate::asr::{Hints, Segment, Task, Word};
 use crate::http::transport::auth::Caller;
 use crate::http::transport::problem::ApiError;
 use crate::http::transport::upload::{self, ApiMultipart};
@@ -73,7 +73,7 @@ pub async fn speech_to_text(
         &state,
         &caller,
         &mut form,
-        language.clone(),
+        (language.clone(), Hints::default()),
         Task::Transcribe,
     )
     .await?;
@@ -98,12 +98,12 @@ pub async fn speech_to_text(
     .into_response())
 }
 
-/// The form's audio recognised in `language` (transcribed or translated): what was heard.
+/// The form's audio recognised in `language` with `hints` (transcribed or translated): what was heard.
 pub async fn recognise(
     state: &AppState,
     caller: &Caller,
     form: &mut upload::Form,
-    language: String,
+    (language, hints): (String, Hints),
     task: Task,
 ) -> Result<Heard, ApiError> {
     let request = Transcribe {
@@ -111,6 +111,7 @@ pub async fn recognise(
         audio: upload::require_audio(form).map(|file| file.bytes),
         language,
         task,
+        hints,
     };
     state.transcribe(request).await
 }

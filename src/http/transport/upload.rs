@@ -81,6 +81,8 @@ pub struct Form {
     /// Text fields by name; a field sent more than once (`timestamp_granularities[]`) has its values joined
     /// with commas.
     pub fields: HashMap<String, String>,
+    /// Every value of each field, in the order sent (for fields that are lists, such as `keyterms`).
+    pub lists: HashMap<String, Vec<String>>,
     /// The name of another file part (the file sent under another name, say `file` for `audio`).
     pub other_file: Option<String>,
 }
@@ -92,6 +94,13 @@ impl Form {
             .get(name)
             .map(|v| v.trim())
             .filter(|v| !v.is_empty())
+    }
+}
+
+impl Form {
+    /// Every value sent for `name` (none when it was not sent).
+    pub fn values(&self, name: &str) -> Vec<String> {
+        self.lists.get(name).cloned().unwrap_or_default()
     }
 }
 
@@ -262,6 +271,10 @@ async fn read_parts(
         if wanted {
             let text = String::from_utf8(value)
                 .map_err(|_| ApiError::unprocessable(format!("`{name}` is not UTF-8 text")))?;
+            form.lists
+                .entry(name.clone())
+                .or_default()
+                .push(text.clone());
             form.fields
                 .entry(name)
                 .and_modify(|joined| {

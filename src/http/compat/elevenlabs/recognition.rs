@@ -88,7 +88,12 @@ pub async fn convert(
 ) -> Result<Json<ElevenTranscript>, ApiError> {
     let limit = state.settings.asr.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
-    let fields = ["model_id", "language_code", "timestamps_granularity"];
+    let fields = [
+        "model_id",
+        "language_code",
+        "timestamps_granularity",
+        "keyterms",
+    ];
     let mut form = upload::read_form_with(multipart, ("file", "audio"), limit, &fields).await?;
     let model = form
         .field("model_id")
@@ -96,11 +101,12 @@ pub async fn convert(
     check_model(Some(model), Kind::Recognition)?;
     let language = language_of(form.field("language_code"))?;
     let timed = timed(form.field("timestamps_granularity"))?;
+    let hints = crate::ops::transcribe::hints(form.values("keyterms"), None)?;
     let heard = recognise(
         &state,
         &caller,
         &mut form,
-        language.into(),
+        (language.into(), hints),
         Task::Transcribe,
     )
     .await?;

@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use super::live::{Heard, Live};
 use super::wire::{error, event, ClientEvent, Settings};
 use crate::actors::realtime::Seat;
-use crate::asr::Transcript;
+use crate::asr::{Hints, Transcript};
 use crate::http::native::realtime::closing::{truncate, unreadable};
 use crate::http::AppState;
 use crate::ops::live_transcription::Deltas;
@@ -33,8 +33,8 @@ const FINALS_WAITING: usize = 4;
 /// How much more of a turn is heard before it is recognised again for its deltas.
 const PARTIAL_EVERY_SECONDS: f64 = 1.0;
 
-/// A committed turn to recognise: its item, language and audio.
-type Turn = (String, String, Arc<Vec<f32>>);
+/// A committed turn to recognise: its item, language, the session's prompt and the audio.
+type Turn = (String, String, Hints, Arc<Vec<f32>>);
 
 /// A recognition done.
 enum Done {
@@ -147,9 +147,11 @@ async fn recognise_in_order(
     mut queue: mpsc::Receiver<Turn>,
     done: mpsc::UnboundedSender<Done>,
 ) {
-    while let Some((item, language, samples)) = queue.recv().await {
+    while let Some((item, language, hints, samples)) = queue.recv().await {
         let seconds = samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
-        let result = state.transcribe_turn(&owner, samples, &language).await;
+        let result = state
+            .transcribe_turn(&owner, samples, &language, &hints)
+            .await;
         if done.send(Done::Final(item, seconds, result)).is_err() {
             return;
         }
@@ -157,6 +159,14 @@ async fn recognise_in_order(
 }
 
 impl Session {
+    /// The session's prompt, as recognition reads it.
+    fn hints(&self) -> Hints {
+        Hints {
+            keyterms: Vec::new(),
+            prompt: self.settings.prompt.clone(),
+        }
+    }
+
     async fn take(&mut self, text: &str) {
         let parsed = match ClientEvent::parse(text) {
             Ok(parsed) => parsed,
@@ -277,7 +287,11 @@ impl Session {
         self.previous = Some(item.clone());
         self.deltas.entry(item.clone()).or_default();
         let language = self.settings.language.clone();
-        let _ = self.finals.send((item, language, Arc::new(samples))).await;
+        let hints = self.hints();
+        let _ = self
+            .finals
+            .send((item, language, hints, Arc::new(samples)))
+            .await;
     }
 
     /// Ask for the turn so far when it has grown enough and the engine times its words.
@@ -295,9 +309,11 @@ impl Session {
         self.partial_at = held;
         let samples = Arc::new(self.live.so_far());
         let (state, owner, done) = (self.state.clone(), self.owner.clone(), self.done.clone());
-        let language = self.settings.language.clone();
+        let (language, hints) = (self.settings.language.clone(), self.hints());
         tokio::spawn(async move {
-            let result = state.transcribe_partial(&owner, samples, &language).await;
+            let result = state
+                .transcribe_partial(&owner, samples, &language, &hints)
+                .await;
             let _ = done.send(Done::Partial(item, result));
         });
     }
