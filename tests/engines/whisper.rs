@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use sauti::asr::mel::{LogMel, FRAMES};
 use sauti::asr::whisper::{Whisper, WhisperOptions};
-use sauti::asr::{AsrError, Recognizer, Task};
+use sauti::asr::{AsrError, Hints, Recognizer, Task};
 use sauti::models::ModelSettings;
 use serde::Deserialize;
 
@@ -238,4 +238,39 @@ fn languages_the_model_lacks_are_refused_and_missing_files_are_named() {
         .err()
         .expect("no model");
     assert!(error.to_string().contains("encoder_model.onnx"), "{error}");
+}
+
+#[test]
+fn a_prompt_and_key_terms_are_the_text_before_in_both_layouts() {
+    let hints = Hints {
+        keyterms: vec!["M-Pesa".into(), "Kariakoo".into()],
+        prompt: "Mteja anauliza kuhusu salio".into(),
+    };
+    let mut decoded = Vec::new();
+    for layout in ["split", "merged"] {
+        let dir = model_copy(layout);
+        let model = load(dir.path(), 12);
+        let context = model.context(&hints).unwrap();
+        let previous = context[0];
+        assert_eq!(
+            model.text(&context[1..]).unwrap(),
+            "Mteja anauliza kuhusu salio M-Pesa, Kariakoo"
+        );
+        assert!(model.text(&[previous]).unwrap().is_empty(), "a special token");
+        assert!(model.context(&Hints::default()).unwrap().is_empty());
+        // A prompt longer than half the positions keeps its end.
+        let long = Hints {
+            prompt: "habari za asubuhi ".repeat(200),
+            keyterms: vec!["mwisho".into()],
+        };
+        let kept = model.context(&long).unwrap();
+        assert_eq!(kept.len(), 448 / 2);
+        assert!(model.text(&kept[1..]).unwrap().ends_with("habari za asubuhi mwisho"));
+        let tokens = model
+            .decode_window_with(&samples("speech.wav"), "sw", &hints)
+            .unwrap();
+        assert!(!tokens.is_empty() && tokens.len() <= 12);
+        decoded.push(tokens);
+    }
+    assert_eq!(decoded[0], decoded[1], "the layouts decode the same after a prompt");
 }

@@ -1,6 +1,7 @@
 //! Whisper through ONNX Runtime: optimum's export layout ([`files`]), Whisper's features ([`super::mel`]),
 //! greedy decoding over the KV cache ([`decoder`]) with the prompt `<|startoftranscript|><|lang|><|transcribe|>
-//! <|notimestamps|>`, the model's suppressed tokens, and a stop at end-of-text or the length limit. Audio longer
+//! <|notimestamps|>` (after `<|startofprev|>` and the caller's prompt and key terms, when given: the text the
+//! model takes as said before), the model's suppressed tokens, and a stop at end-of-text or the length limit. Audio longer
 //! than 30 s is decoded window by window, cut at pauses ([`super::windows`]); audio without speech is not
 //! decoded at all (Whisper invents text for silence).
 
@@ -15,7 +16,7 @@ use tokenizers::Tokenizer;
 use self::decoder::{CacheShape, Graphs, Greedy};
 use self::files::{read_json, GenerationConfig, ModelConfig, WhisperFiles};
 use super::mel::{LogMel, SAMPLE_RATE, WINDOW_SAMPLES};
-use super::{windows, AsrError, Recognizer, Segment, Task, Transcript};
+use super::{windows, AsrError, Hints, Recognizer, Segment, Task, Transcript};
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
 
 /// How to load a model.
@@ -38,6 +39,8 @@ struct Prompt {
     transcribe: Option<u32>,
     translate: Option<u32>,
     no_timestamps: Option<u32>,
+    /// `<|startofprev|>`: the text said before follows it.
+    previous: Option<u32>,
     /// `sw` → `<|sw|>`'s id; empty for English-only models.
     languages: HashMap<String, u32>,
 }
@@ -116,6 +119,7 @@ impl Whisper {
             no_timestamps: generation
                 .no_timestamps_token_id
                 .or_else(|| token("<|notimestamps|>")),
+            previous: token("<|startofprev|>"),
             languages,
         };
         let begin_suppress = generation
@@ -187,6 +191,29 @@ impl Whisper {
         Ok(prompt)
     }
 
+    /// The text before the audio, as decoder tokens: `<|startofprev|>`, then the prompt and the key terms
+    /// (the last half of the model's positions at most, as Whisper was trained); none without hints or where the
+    /// model has no `<|startofprev|>`.
+    pub fn context(&self, hints: &Hints) -> Result<Vec<u32>, AsrError> {
+        let keyterms = hints.keyterms.join(", ");
+        let text: Vec<&str> = [hints.prompt.trim(), keyterms.as_str()]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect();
+        let Some(previous) = self.prompt.previous.filter(|_| !text.is_empty()) else {
+            return Ok(Vec::new());
+        };
+        let encoded = self
+            .tokenizer
+            .encode(format!(" {}", text.join(" ")), false)
+            .map_err(|e| AsrError::Engine(format!("the tokenizer cannot read the prompt: {e}")))?;
+        let ids = encoded.get_ids();
+        let keep = (self.max_target_positions / 2).saturating_sub(1);
+        let mut context = vec![previous];
+        context.extend_from_slice(&ids[ids.len().saturating_sub(keep)..]);
+        Ok(context)
+    }
+
     /// The log-mel features of one window (`[bins, 3000]` row-major).
     pub fn features(&self, samples: &[f32]) -> Vec<f32> {
         self.mel.features(samples)
@@ -194,7 +221,23 @@ impl Whisper {
 
     /// Decode one window of at most 30 s: the generated token ids, end-of-text excluded.
     pub fn decode_window(&self, samples: &[f32], language: &str) -> Result<Vec<u32>, AsrError> {
-        self.decode_with(samples, language, Task::Transcribe, self.greedy.clone())
+        self.decode_with(samples, (language, Task::Transcribe), &[], self.greedy.clone())
+    }
+
+    /// [`Whisper::decode_window`] after the text of `hints` ([`Whisper::context`]).
+    pub fn decode_window_with(
+        &self,
+        samples: &[f32],
+        language: &str,
+        hints: &Hints,
+    ) -> Result<Vec<u32>, AsrError> {
+        let context = self.context(hints)?;
+        self.decode_with(
+            samples,
+            (language, Task::Transcribe),
+            &context,
+            self.greedy.clone(),
+        )
     }
 
     /// Decode exactly `count` tokens of one window (fewer only where the model's positions run out), never
@@ -208,17 +251,18 @@ impl Whisper {
         let mut greedy = self.greedy.clone();
         greedy.suppress.push(greedy.end_of_text);
         greedy.max_new_tokens = count;
-        self.decode_with(samples, language, Task::Transcribe, greedy)
+        self.decode_with(samples, (language, Task::Transcribe), &[], greedy)
     }
 
     fn decode_with(
         &self,
         samples: &[f32],
-        language: &str,
-        task: Task,
+        (language, task): (&str, Task),
+        context: &[u32],
         mut greedy: Greedy,
     ) -> Result<Vec<u32>, AsrError> {
-        let prompt = self.prompt_for(language, task)?;
+        let mut prompt = context.to_vec();
+        prompt.extend(self.prompt_for(language, task)?);
         greedy.max_new_tokens = greedy
             .max_new_tokens
             .min(self.max_target_positions.saturating_sub(prompt.len()));
@@ -249,9 +293,11 @@ impl Whisper {
         samples: &[f32],
         language: &str,
         task: Task,
+        hints: &Hints,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
         self.prompt_for(language, task)?;
+        let context = self.context(hints)?;
         let rate = SAMPLE_RATE as f64;
         let max_seconds = WINDOW_SAMPLES as f64 / rate;
         let mut segments = Vec::new();
@@ -262,7 +308,8 @@ impl Whisper {
             if cancel.is_cancelled() {
                 return Err(AsrError::Cancelled);
             }
-            let tokens = self.decode_with(window, language, task, self.greedy.clone())?;
+            let tokens =
+                self.decode_with(window, (language, task), &context, self.greedy.clone())?;
             let text = self.text(&tokens)?;
             if !text.is_empty() {
                 segments.push(Segment {
@@ -292,7 +339,7 @@ impl Recognizer for Whisper {
         language: &str,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
-        self.recognise(samples, language, Task::Transcribe, cancel)
+        self.recognise(samples, language, Task::Transcribe, &Hints::default(), cancel)
     }
 
     fn translate_until(
@@ -301,7 +348,18 @@ impl Recognizer for Whisper {
         language: &str,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
-        self.recognise(samples, language, Task::Translate, cancel)
+        self.recognise(samples, language, Task::Translate, &Hints::default(), cancel)
+    }
+
+    fn recognise(
+        &self,
+        samples: &[f32],
+        language: &str,
+        task: Task,
+        hints: &Hints,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Transcript, AsrError> {
+        Whisper::recognise(self, samples, language, task, hints, cancel)
     }
 
     fn engine(&self) -> &'static str {
