@@ -66,6 +66,30 @@ pub struct Word {
     pub end: f64,
 }
 
+/// Where a transcript's word times come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WordTiming {
+    /// No word times (Whisper with no CTC model for the language).
+    #[default]
+    None,
+    /// The CTC model that recognised the words timed them from its own frames.
+    Ctc,
+    /// Whisper's words force-aligned with the CTC model installed for the language.
+    ForcedAlignment,
+}
+
+impl WordTiming {
+    /// The name the `sauti-word-timing` header gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WordTiming::None => "none",
+            WordTiming::Ctc => "ctc",
+            WordTiming::ForcedAlignment => "forced-alignment",
+        }
+    }
+}
+
 /// What a recognizer heard.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transcript {
@@ -75,6 +99,8 @@ pub struct Transcript {
     pub segments: Vec<Segment>,
     /// Every word with its times, from engines that align words with the audio (empty from the others).
     pub words: Vec<Word>,
+    /// Where the word times come from.
+    pub timing: WordTiming,
 }
 
 impl Transcript {
@@ -104,6 +130,7 @@ impl Transcript {
             text,
             segments,
             words,
+            timing: WordTiming::Ctc,
         }
     }
 }

@@ -8,17 +8,19 @@ use super::ctc::beam::SearchOptions;
 use super::ctc::lm::Weights;
 use super::ctc::{Ctc, CtcOptions};
 use super::whisper::{Whisper, WhisperOptions};
-use super::{AsrError, Hints, Recognizer, Task, Transcript};
+use super::{AsrError, Hints, Recognizer, Task, Transcript, WordTiming};
 use crate::config::{CtcRoute, Settings};
 use crate::models::ModelError;
 
 /// A model, or why it is not there (with what to install).
 type Loaded = Result<Arc<dyn Recognizer>, String>;
 
-/// One preferred model and the languages it takes.
+/// One preferred model, the languages it takes and those whose Whisper transcripts it times.
 struct Preferred {
     languages: Vec<String>,
+    align: Vec<String>,
     model: Loaded,
+    ctc: Option<Arc<Ctc>>,
 }
 
 /// Recognition routed by language.
@@ -62,9 +64,14 @@ impl Routed {
         let preferred = asr
             .ctc
             .iter()
-            .map(|route| Preferred {
-                languages: route.languages.clone(),
-                model: load_ctc(settings, route),
+            .map(|route| {
+                let ctc = load_ctc(settings, route);
+                Preferred {
+                    languages: route.languages.clone(),
+                    align: route.align.clone(),
+                    model: ctc.clone().map(|m| m as Arc<dyn Recognizer>),
+                    ctc: ctc.ok(),
+                }
             })
             .collect();
         Self { preferred, whisper }
@@ -139,7 +146,7 @@ fn name_of(catalog: &str, folder: &std::path::Path) -> String {
     }
 }
 
-fn load_ctc(settings: &Settings, route: &CtcRoute) -> Loaded {
+fn load_ctc(settings: &Settings, route: &CtcRoute) -> Result<Arc<Ctc>, String> {
     let dir = settings.models.dir.join(&route.model);
     let options = CtcOptions {
         sessions: settings.asr.workers,
@@ -161,12 +168,15 @@ fn load_ctc(settings: &Settings, route: &CtcRoute) -> Loaded {
             ..SearchOptions::default()
         },
     };
+    let ctc = Ctc::load(&dir, &options).map(Arc::new);
+    let typed = ctc.as_ref().ok().cloned();
     loaded(
-        Ctc::load(&dir, &options).map(|m| Arc::new(m) as Arc<dyn Recognizer>),
+        ctc.map(|m| m as Arc<dyn Recognizer>),
         &format!("the CTC model for {}", route.languages.join(", ")),
         &route.catalog,
         &dir,
     )
+    .map(|_| typed.expect("loaded"))
 }
 
 /// A loaded model, logged; or why it is missing, naming what to install.
@@ -233,7 +243,19 @@ impl Recognizer for Routed {
                 AsrError::Unavailable(format!("translation needs Whisper: {why}"))
             })?,
         };
-        model.recognise(samples, language, task, hints, cancel)
+        let mut transcript = model.recognise(samples, language, task, hints, cancel)?;
+        let aligner = self
+            .preferred
+            .iter()
+            .filter(|p| p.align.iter().any(|l| l == language))
+            .find_map(|p| p.ctc.as_ref());
+        if let (Some(aligner), Task::Transcribe, WordTiming::None) =
+            (aligner, task, transcript.timing)
+        {
+            transcript.words = aligner.align(samples, &transcript.segments, cancel)?;
+            transcript.timing = WordTiming::ForcedAlignment;
+        }
+        Ok(transcript)
     }
 
     fn engine(&self) -> &'static str {

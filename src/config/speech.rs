@@ -150,6 +150,9 @@ pub struct AsrSettings {
 pub struct CtcRoute {
     /// ISO 639-1 codes, e.g. `["sw"]`.
     pub languages: Vec<String>,
+    /// Languages Whisper transcribes whose words this model times (forced alignment), e.g. `["en"]` for an
+    /// English wav2vec2 model; its own `languages` never reach Whisper while it is installed.
+    pub align: Vec<String>,
     /// The model folder (`tools/export_ctc.py` layout), relative to `models.dir`.
     pub model: PathBuf,
     /// The `models/catalog.toml` entry that installs it (named while it is missing).
@@ -177,6 +180,7 @@ impl Default for CtcRoute {
     fn default() -> Self {
         Self {
             languages: vec!["sw".into()],
+            align: Vec::new(),
             model: PathBuf::new(),
             catalog: String::new(),
             variant: String::new(),
@@ -209,6 +213,19 @@ impl AsrSettings {
             {
                 return Some((
                     "asr.ctc.languages",
+                    format!(
+                        "names {unknown:?}; use codes from {}",
+                        crate::asr::LANGUAGES.join(", ")
+                    ),
+                ));
+            }
+            if let Some(unknown) = route
+                .align
+                .iter()
+                .find(|l| !crate::asr::LANGUAGES.contains(&l.as_str()))
+            {
+                return Some((
+                    "asr.ctc.align",
                     format!(
                         "names {unknown:?}; use codes from {}",
                         crate::asr::LANGUAGES.join(", ")

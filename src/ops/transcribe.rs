@@ -45,10 +45,15 @@ pub fn language(given: Option<&str>) -> Result<String, ApiError> {
     }
 }
 
-/// At most this many key terms, each at most [`MAX_KEYTERM_CHARS`] characters.
-pub const MAX_KEYTERMS: usize = 100;
+/// At most this many key terms (as ElevenLabs takes), each at most [`MAX_KEYTERM_CHARS`] characters and
+/// [`MAX_KEYTERM_WORDS`] words.
+pub const MAX_KEYTERMS: usize = 1_000;
 /// The longest key term.
 pub const MAX_KEYTERM_CHARS: usize = 50;
+/// The most words in one key term.
+pub const MAX_KEYTERM_WORDS: usize = 5;
+/// Characters a key term may not hold.
+const KEYTERM_REFUSED: &[char] = &['<', '>', '{', '}', '[', ']', '\\'];
 /// The longest prompt, in characters.
 pub const MAX_PROMPT_CHARS: usize = 2_000;
 
@@ -65,12 +70,18 @@ pub fn hints(keyterms: Vec<String>, prompt: Option<&str>) -> Result<Hints, ApiEr
             keyterms.len()
         )));
     }
-    if let Some(long) = keyterms
-        .iter()
-        .find(|k| k.chars().count() > MAX_KEYTERM_CHARS)
-    {
+    for term in &keyterms {
+        let why = if term.chars().count() > MAX_KEYTERM_CHARS {
+            format!("is longer than {MAX_KEYTERM_CHARS} characters")
+        } else if term.split_whitespace().count() > MAX_KEYTERM_WORDS {
+            format!("has more than {MAX_KEYTERM_WORDS} words")
+        } else if term.contains(KEYTERM_REFUSED) {
+            "holds one of < > { } [ ] \\".to_string()
+        } else {
+            continue;
+        };
         return Err(ApiError::unprocessable(format!(
-            "the keyterm {long:?} is longer than {MAX_KEYTERM_CHARS} characters"
+            "the keyterm {term:?} {why}"
         )));
     }
     let prompt = prompt.unwrap_or_default().trim().to_string();

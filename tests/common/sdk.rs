@@ -8,13 +8,14 @@ use std::sync::OnceLock;
 use super::{fixture, onnxruntime, Server};
 
 /// A server for the SDK tests: Swahili recognised by the CTC fixture (words timed), every other language and
-/// translation by the Whisper fixture, limits raised.
+/// translation by the Whisper fixture (English words timed by forced alignment with the CTC fixture), limits
+/// raised.
 pub fn server(data: &tempfile::TempDir) -> Server {
     let config = data.path().join("routes.toml");
     std::fs::write(
         &config,
         format!(
-            "[[asr.ctc]]\nlanguages = [\"sw\"]\nmodel = {:?}\ncatalog = \"swahili-test\"\n",
+            "[[asr.ctc]]\nlanguages = [\"sw\"]\nalign = [\"en\"]\nmodel = {:?}\ncatalog = \"swahili-test\"\n",
             fixture("ctc/model").to_str().unwrap()
         ),
     )

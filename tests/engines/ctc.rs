@@ -292,3 +292,57 @@ fn stt_eval_reports_error_rates_after_one_normalisation() {
         "{table}"
     );
 }
+
+/// Forced alignment against the CTC model's own alignment: the model's transcript, written as another engine
+/// would (capitals, punctuation, one segment for the whole clip), aligned with its frames gives the same words
+/// within a frame or two of the times greedy decoding gave them.
+#[test]
+fn forced_alignment_retimes_a_transcript_as_the_model_times_its_own() {
+    let model = load(30.0, 2.0);
+    let mut differences: Vec<f64> = Vec::new();
+    for audio in [
+        "../whisper/speech.wav",
+        "../whisper/tones.wav",
+        "../whisper/mix.wav",
+    ] {
+        let samples = samples(audio);
+        let own = model.transcribe(&samples, "sw").unwrap();
+        assert_eq!(own.timing, sauti::asr::WordTiming::Ctc);
+        let written: Vec<String> = own
+            .words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| match i % 3 {
+                0 => w.word.to_uppercase(),
+                1 => format!("{},", w.word),
+                _ => w.word.clone(),
+            })
+            .collect();
+        let segment = sauti::asr::Segment {
+            start: 0.0,
+            end: samples.len() as f64 / 16_000.0,
+            text: format!("{} 250.", written.join(" ")),
+        };
+        let aligned = model.align(&samples, &[segment], &Cancel::new()).unwrap();
+        assert_eq!(aligned.len(), own.words.len() + 1, "{audio}");
+        for ((a, w), text) in aligned.iter().zip(&own.words).zip(&written) {
+            assert_eq!(&a.word, text);
+            differences.push((a.start - w.start).abs());
+            differences.push((a.end - w.end).abs());
+        }
+        // The number the model cannot spell takes what is left after the last word.
+        let last = aligned.last().unwrap();
+        assert_eq!(last.word, "250.");
+        assert!(last.start >= aligned[aligned.len() - 2].end && last.end >= last.start);
+    }
+    let mean = differences.iter().sum::<f64>() / differences.len() as f64;
+    let worst = differences.iter().copied().fold(0.0, f64::max);
+    eprintln!(
+        "forced alignment against the model's own: {} boundaries, mean {:.1} ms, worst {:.1} ms",
+        differences.len(),
+        mean * 1000.0,
+        worst * 1000.0
+    );
+    assert!(mean <= 0.02, "mean boundary difference {mean} s");
+    assert!(worst <= 0.1, "worst boundary difference {worst} s");
+}

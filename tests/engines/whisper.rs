@@ -256,7 +256,10 @@ fn a_prompt_and_key_terms_are_the_text_before_in_both_layouts() {
             model.text(&context[1..]).unwrap(),
             "Mteja anauliza kuhusu salio M-Pesa, Kariakoo"
         );
-        assert!(model.text(&[previous]).unwrap().is_empty(), "a special token");
+        assert!(
+            model.text(&[previous]).unwrap().is_empty(),
+            "a special token"
+        );
         assert!(model.context(&Hints::default()).unwrap().is_empty());
         // A prompt longer than half the positions keeps its end.
         let long = Hints {
@@ -265,12 +268,18 @@ fn a_prompt_and_key_terms_are_the_text_before_in_both_layouts() {
         };
         let kept = model.context(&long).unwrap();
         assert_eq!(kept.len(), 448 / 2);
-        assert!(model.text(&kept[1..]).unwrap().ends_with("habari za asubuhi mwisho"));
+        assert!(model
+            .text(&kept[1..])
+            .unwrap()
+            .ends_with("habari za asubuhi mwisho"));
         let tokens = model
             .decode_window_with(&samples("speech.wav"), "sw", &hints)
             .unwrap();
         assert!(!tokens.is_empty() && tokens.len() <= 12);
         decoded.push(tokens);
     }
-    assert_eq!(decoded[0], decoded[1], "the layouts decode the same after a prompt");
+    assert_eq!(
+        decoded[0], decoded[1],
+        "the layouts decode the same after a prompt"
+    );
 }

@@ -97,7 +97,15 @@ results["transcript"] = {
 with open(speech, "rb") as audio:
     english = client.speech_to_text.convert(file=audio, model_id="scribe_v2", language_code="en")
 results["english"] = {"text": english.text, "language_code": english.language_code,
-                      "words": len(english.words or [])}
+                      "words": [{"text": w.text, "type": w.type, "start": w.start, "end": w.end}
+                                for w in english.words or []]}
+with open(speech, "rb") as audio:
+    hinted = client.speech_to_text.convert(file=audio, model_id="scribe_v1", language_code="swa",
+                                           keyterms=["M-Pesa", "Kariakoo", "benki ya wananchi"])
+results["hinted"] = {"text": hinted.text, "words": len(hinted.words or [])}
+with open(speech, "rb") as audio:
+    results["bad_keyterm"] = refusal(lambda: client.speech_to_text.convert(
+        file=audio, model_id="scribe_v1", keyterms=["maneno sita ndani ya neno moja hili"]))
 with open(speech, "rb") as audio:
     results["bad_model"] = refusal(lambda: client.speech_to_text.convert(file=audio, model_id="whisper-1"))
 

@@ -8,7 +8,7 @@
 //! text that is one, and while a word is being spelled, `weight` × its length / the length of the shortest
 //! hotword it begins; so a hotword the audio nearly says wins over the spelling the acoustics slightly prefer.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::align::{FrameWord, Vocabulary};
@@ -46,20 +46,34 @@ const MIN_LOG_PROBABILITY: f32 = -34.538_776; // ln(1e-15)
 /// The words to favour.
 #[derive(Debug, Clone, Default)]
 pub struct Hotwords {
-    /// Single words (phrases are split), shortest first.
-    words: Vec<String>,
+    /// Single words (phrases are split).
+    words: HashSet<String>,
+    /// Every beginning of a word (the words themselves included) → the length of the shortest word it begins.
+    prefixes: HashMap<String, usize>,
     weight: f64,
 }
 
 impl Hotwords {
     /// Hotwords from `phrases` (each may hold several words), worth `weight` each.
     pub fn new<S: AsRef<str>>(phrases: &[S], weight: f64) -> Self {
-        let mut words: Vec<String> = phrases
+        let words: HashSet<String> = phrases
             .iter()
             .flat_map(|p| p.as_ref().split_whitespace().map(str::to_string))
             .collect();
-        words.sort_by_key(|w| w.chars().count());
-        Self { words, weight }
+        let mut prefixes: HashMap<String, usize> = HashMap::new();
+        for word in &words {
+            let length = word.chars().count();
+            let ends = word.char_indices().skip(1).map(|(i, _)| i);
+            for end in ends.chain([word.len()]) {
+                let shortest = prefixes.entry(word[..end].to_string()).or_insert(length);
+                *shortest = (*shortest).min(length);
+            }
+        }
+        Self {
+            words,
+            prefixes,
+            weight,
+        }
     }
 
     /// Whether there are none.
@@ -68,20 +82,18 @@ impl Hotwords {
     }
 
     fn is_hotword(&self, word: &str) -> bool {
-        self.words.iter().any(|w| w == word)
+        self.words.contains(word)
     }
 
     /// Whether some hotword begins with `partial`.
     fn begins(&self, partial: &str) -> bool {
-        self.words.iter().any(|w| w.starts_with(partial))
+        self.prefixes.contains_key(partial)
     }
 
-    /// The bonus for a word being spelled.
+    /// The bonus for a word being spelled: the weight × how much of the shortest hotword it begins it spells.
     fn partial(&self, partial: &str) -> f64 {
-        match self.words.iter().find(|w| w.starts_with(partial)) {
-            Some(shortest) => {
-                self.weight * partial.chars().count() as f64 / shortest.chars().count() as f64
-            }
+        match self.prefixes.get(partial) {
+            Some(&shortest) => self.weight * partial.chars().count() as f64 / shortest as f64,
             None => 0.0,
         }
     }

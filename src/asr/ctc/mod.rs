@@ -10,6 +10,7 @@
 pub mod align;
 pub mod beam;
 mod files;
+pub mod force;
 pub mod lm;
 
 use std::path::{Path, PathBuf};
@@ -21,7 +22,7 @@ use self::align::{FrameWord, Vocabulary};
 use self::beam::{Hotwords, Search, SearchOptions};
 use self::files::CtcFiles;
 use self::lm::{LanguageModel, Weights};
-use super::{AsrError, Hints, Recognizer, Task, Transcript, Word};
+use super::{AsrError, Hints, Recognizer, Segment, Task, Transcript, Word};
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
 
 /// Sample rate the models read.
@@ -247,6 +248,40 @@ impl Ctc {
             .collect())
     }
 
+    /// The words of `segments` (another engine's transcript of `samples`) timed against this model's frames,
+    /// each segment's within its own stretch of the audio; a segment too short for its text spreads its words
+    /// over its time by their lengths.
+    pub fn align(
+        &self,
+        samples: &[f32],
+        segments: &[Segment],
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<Vec<Word>, AsrError> {
+        let (logits, width) = self.frame_logits(samples, cancel)?;
+        let frames = logits.len() / width.max(1);
+        let frame_seconds = self.stride as f64 / SAMPLE_RATE as f64;
+        let audio = samples.len() as f64 / SAMPLE_RATE as f64;
+        let mut words = Vec::new();
+        for segment in segments {
+            let first = ((segment.start / frame_seconds) as usize).min(frames);
+            let last = ((segment.end / frame_seconds).ceil() as usize).clamp(first, frames);
+            let log_probs: Vec<f32> = logits[first * width..last * width]
+                .chunks_exact(width)
+                .flat_map(beam::log_probabilities)
+                .collect();
+            let seconds = |frame: usize| ((first + frame) as f64 * frame_seconds).min(audio);
+            match force::align(&segment.text, &log_probs, width, &self.vocabulary) {
+                Some(aligned) => words.extend(aligned.into_iter().map(|w| Word {
+                    word: w.word,
+                    start: seconds(w.start),
+                    end: seconds(w.end),
+                })),
+                None => words.extend(spread(segment)),
+            }
+        }
+        Ok(words)
+    }
+
     /// The words of `hints` (key terms, then the prompt's) as this model spells them: lower case, characters it
     /// has no token for taken as spaces between words.
     fn spelled(&self, hints: &Hints) -> Vec<String> {
@@ -272,8 +307,28 @@ impl Ctc {
     }
 }
 
+/// A segment's words over its time, each as long as its share of the letters.
+fn spread(segment: &Segment) -> Vec<Word> {
+    let words: Vec<&str> = segment.text.split_whitespace().collect();
+    let letters: usize = words.iter().map(|w| w.chars().count()).sum();
+    let per_letter = (segment.end - segment.start) / letters.max(1) as f64;
+    let mut at = segment.start;
+    words
+        .into_iter()
+        .map(|word| {
+            let start = at;
+            at += word.chars().count() as f64 * per_letter;
+            Word {
+                word: word.to_string(),
+                start,
+                end: at,
+            }
+        })
+        .collect()
+}
+
 /// At most this many distinct words are favoured (key terms first, then the prompt's).
-const MAX_HOTWORDS: usize = 200;
+const MAX_HOTWORDS: usize = 2_000;
 
 impl Recognizer for Ctc {
     fn transcribe_until(

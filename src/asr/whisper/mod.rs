@@ -221,7 +221,12 @@ impl Whisper {
 
     /// Decode one window of at most 30 s: the generated token ids, end-of-text excluded.
     pub fn decode_window(&self, samples: &[f32], language: &str) -> Result<Vec<u32>, AsrError> {
-        self.decode_with(samples, (language, Task::Transcribe), &[], self.greedy.clone())
+        self.decode_with(
+            samples,
+            (language, Task::Transcribe),
+            &[],
+            self.greedy.clone(),
+        )
     }
 
     /// [`Whisper::decode_window`] after the text of `hints` ([`Whisper::context`]).
@@ -328,6 +333,7 @@ impl Whisper {
             text,
             segments,
             words: Vec::new(),
+            timing: super::WordTiming::None,
         })
     }
 }
@@ -339,7 +345,13 @@ impl Recognizer for Whisper {
         language: &str,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
-        self.recognise(samples, language, Task::Transcribe, &Hints::default(), cancel)
+        self.recognise(
+            samples,
+            language,
+            Task::Transcribe,
+            &Hints::default(),
+            cancel,
+        )
     }
 
     fn translate_until(
@@ -348,7 +360,13 @@ impl Recognizer for Whisper {
         language: &str,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
-        self.recognise(samples, language, Task::Translate, &Hints::default(), cancel)
+        self.recognise(
+            samples,
+            language,
+            Task::Translate,
+            &Hints::default(),
+            cancel,
+        )
     }
 
     fn recognise(

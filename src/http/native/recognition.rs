@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::asr::captions::Captions;
 use crate::asr::{Hints, Segment, Task, Word};
 use crate::http::transport::auth::Caller;
+use crate::http::transport::cost::word_timing;
 use crate::http::transport::problem::ApiError;
 use crate::http::transport::upload::{self, ApiMultipart};
 use crate::http::AppState;
@@ -29,8 +30,8 @@ pub struct TranscriptionResponse {
     /// The decoded stretches with start and end times in seconds (`verbose_json` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     segments: Option<Vec<Segment>>,
-    /// Every word with its start and end in seconds (`verbose_json` only, from models that align words: the CTC
-    /// models; Whisper's transcripts have none).
+    /// Every word with its start and end in seconds (`verbose_json` only, from models that time words: the CTC
+    /// models, and Whisper where a CTC model aligns its language; `sauti-word-timing` says which).
     #[serde(skip_serializing_if = "Option::is_none")]
     words: Option<Vec<Word>>,
 }
@@ -78,24 +79,24 @@ pub async fn speech_to_text(
     )
     .await?;
     let (transcript, duration_seconds) = (heard.transcript, heard.duration_seconds);
+    let timing = word_timing(transcript.timing);
     let verbose = match format {
         Format::Captions(captions) => {
             let document = captions.write(&transcript.segments);
-            return Ok(
-                ([(header::CONTENT_TYPE, captions.content_type())], document).into_response(),
-            );
+            let kind = [(header::CONTENT_TYPE, captions.content_type())];
+            return Ok((timing, kind, document).into_response());
         }
         Format::Json { verbose } => verbose,
     };
     let words = (!transcript.words.is_empty()).then_some(transcript.words);
-    Ok(Json(TranscriptionResponse {
+    let body = Json(TranscriptionResponse {
         text: transcript.text,
         language,
         duration_seconds,
         segments: verbose.then_some(transcript.segments),
         words: words.filter(|_| verbose),
-    })
-    .into_response())
+    });
+    Ok((timing, body).into_response())
 }
 
 /// The form's audio recognised in `language` with `hints` (transcribed or translated): what was heard.

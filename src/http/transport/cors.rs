@@ -16,7 +16,7 @@ const METHODS: &str = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 const HEADERS: &str = "xi-api-key, authorization, content-type, accept, x-request-id";
 /// Response headers a page may read besides the CORS-safelisted ones.
 const EXPOSED: &str = "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, \
-                       retry-after, content-disposition, location, character-cost";
+                       retry-after, content-disposition, location, character-cost, sauti-word-timing";
 /// How long a browser may keep a preflight's answer, in seconds.
 const MAX_AGE: &str = "600";
 

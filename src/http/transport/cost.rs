@@ -7,6 +7,15 @@ use axum::http::{HeaderName, HeaderValue};
 /// The header's name.
 pub const CHARACTER_COST: HeaderName = HeaderName::from_static("character-cost");
 
+/// `sauti-word-timing` on every transcription answer: where its word times come from (`ctc`, the recognising
+/// model's own frames; `forced-alignment`, Whisper's words aligned with a CTC model; `none`).
+pub const WORD_TIMING: HeaderName = HeaderName::from_static("sauti-word-timing");
+
+/// The header for a transcript timed by `timing`.
+pub fn word_timing(timing: crate::asr::WordTiming) -> [(HeaderName, HeaderValue); 1] {
+    [(WORD_TIMING, HeaderValue::from_static(timing.name()))]
+}
+
 /// The header for an answer synthesising `chars` characters.
 pub fn character_cost(chars: usize) -> [(HeaderName, HeaderValue); 1] {
     [(CHARACTER_COST, HeaderValue::from(chars))]

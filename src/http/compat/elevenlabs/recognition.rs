@@ -40,7 +40,8 @@ pub struct ElevenTranscript {
     language_probability: f64,
     /// The transcript.
     text: String,
-    /// Words and the spaces between them, timed (from models that time words; otherwise empty).
+    /// Words and the spaces between them, timed (from the CTC models, and from Whisper where a CTC model aligns
+    /// its language; otherwise empty; `sauti-word-timing` says which).
     words: Vec<ElevenWord>,
     /// Seconds of audio.
     audio_duration_secs: f64,
@@ -85,7 +86,7 @@ pub async fn convert(
     caller: Caller,
     headers: HeaderMap,
     multipart: ApiMultipart,
-) -> Result<Json<ElevenTranscript>, ApiError> {
+) -> Result<(TimingHeader, Json<ElevenTranscript>), ApiError> {
     let limit = state.settings.asr.max_upload_bytes;
     upload::check_declared_length(&headers, limit)?;
     let fields = [
@@ -111,18 +112,25 @@ pub async fn convert(
     )
     .await?;
     let (transcript, seconds) = (heard.transcript, heard.duration_seconds);
-    Ok(Json(ElevenTranscript {
-        language_code: three_letter(language),
-        language_probability: 1.0,
-        text: transcript.text,
-        words: if timed {
-            with_spacing(transcript.words)
-        } else {
-            Vec::new()
-        },
-        audio_duration_secs: seconds,
-    }))
+    let timing = crate::http::transport::cost::word_timing(transcript.timing);
+    Ok((
+        timing,
+        Json(ElevenTranscript {
+            language_code: three_letter(language),
+            language_probability: 1.0,
+            text: transcript.text,
+            words: if timed {
+                with_spacing(transcript.words)
+            } else {
+                Vec::new()
+            },
+            audio_duration_secs: seconds,
+        }),
+    ))
 }
+
+/// The `sauti-word-timing` header.
+type TimingHeader = [(axum::http::HeaderName, axum::http::HeaderValue); 1];
 
 /// `language_code` (ElevenLabs sends `null` for none) as a two-letter code: Swahili when none is given.
 fn language_of(given: Option<&str>) -> Result<&'static str, ApiError> {

@@ -234,7 +234,8 @@ async fn answer_form(
         Task::Transcribe => language.as_str(),
         Task::Translate => "en",
     };
-    Ok(respond(answer, transcript, seconds, written, task))
+    let timing = crate::http::transport::cost::word_timing(transcript.timing);
+    Ok((timing, respond(answer, transcript, seconds, written, task)).into_response())
 }
 
 /// The transcript as `answer` asks.
