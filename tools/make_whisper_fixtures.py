@@ -11,7 +11,8 @@ tests must reproduce.
     tests/fixtures/whisper/reference.json + *.f32   features (little-endian float32, [bins, frames] row-major)
 
 Features come from transformers' `WhisperFeatureExtractor` (80 and 128 bins); token ids from `generate()` with a
-forced language. The tool also runs the exported graphs in ONNX Runtime with a plain greedy loop over the KV cache
+forced language, plain, with timestamps (`return_timestamps=True`: the vocabulary ends in Whisper's 1,501
+timestamp tokens) and after a prompt (`prompt_ids`). The tool also runs the exported graphs in ONNX Runtime with a plain greedy loop over the KV cache
 and refuses to write fixtures the graphs do not reproduce.
 
 Dev-only; needs `pip install torch transformers onnx onnxruntime onnxscript tokenizers` (tools/python-env.sh).
@@ -31,6 +32,8 @@ import onnxruntime
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import GenerationConfig, WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
+from transformers.generation.logits_process import (SuppressTokensAtBeginLogitsProcessor,
+                                                    SuppressTokensLogitsProcessor, WhisperTimeStampLogitsProcessor)
 from transformers.cache_utils import DynamicCache, EncoderDecoderCache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +56,11 @@ CORPUS = [
 
 # (audio fixture, language) → tokens of generate() with that language forced.
 CASES = [("speech.wav", "sw"), ("tones.wav", "sw"), ("mix.wav", "sw"), ("speech.wav", "en")]
+# The same with timestamps.
+TIMED_CASES = [("speech.wav", "sw"), ("mix.wav", "en"), ("tones.wav", "sw")]
+# (audio, language, the text before) → tokens of generate() after that prompt.
+PROMPTED_CASES = [("speech.wav", "sw", "Mteja anauliza kuhusu salio M-Pesa, Kariakoo"),
+                  ("mix.wav", "en", "Good morning, the branch opens at eight")]
 MAX_NEW_TOKENS = 24
 
 
@@ -93,8 +101,10 @@ def tokenizer(vocab_size):
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=[])
     model.train_from_iterator(CORPUS * 4, trainer=trainer)
-    specials = (["<|endoftext|>", "<|startoftranscript|>"] + [f"<|{code}|>" for code in LANGUAGES] + TASKS)
+    specials = (["<|endoftext|>", "<|startoftranscript|>"] + [f"<|{code}|>" for code in LANGUAGES] + TASKS
+                + [f"<|{i * 0.02:.2f}|>" for i in range(1501)])
     model.add_special_tokens(specials)
+    assert model.token_to_id("<|0.00|>") == model.token_to_id("<|notimestamps|>") + 1
     return model
 
 
@@ -126,6 +136,7 @@ def generation_config(vocab, model_config):
         task_to_id={"translate": token("<|translate|>"), "transcribe": token("<|transcribe|>")},
         no_timestamps_token_id=token("<|notimestamps|>"), is_multilingual=True,
         suppress_tokens=suppress, begin_suppress_tokens=space + [token("<|endoftext|>")],
+        max_initial_timestamp_index=50,
     )
 
 
@@ -288,8 +299,9 @@ def session(path):
     return onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
 
 
-def ort_greedy(out, features, prompt, generation, layers, heads, head_dim, merged):
-    """The loop sauti runs: the first step on the prompt, then one token at a time over the KV cache."""
+def ort_greedy(out, features, prompt, generation, layers, heads, head_dim, merged, processors=None):
+    """The loop sauti runs: the first step on the prompt, then one token at a time over the KV cache. With
+    `processors` (transformers' logits processors), they choose what may follow instead of the suppress lists."""
     encoder = session(out / "encoder_model.onnx")
     states = encoder.run(None, {"input_features": features})[0]
     suppress = set(generation.suppress_tokens)
@@ -318,11 +330,18 @@ def ort_greedy(out, features, prompt, generation, layers, heads, head_dim, merge
         for name, value in result.items():
             if name.startswith("present") and (step == 0 or ".decoder." in name):
                 past[name.replace("present", "past_key_values")] = value
-        logits = result["logits"][0, -1].astype(np.float64)
-        logits[list(suppress)] = -np.inf
-        if step == 0:
-            logits[list(begin)] = -np.inf
-        token = int(np.argmax(logits))
+        if processors is not None:
+            scores = torch.from_numpy(result["logits"][0, -1:].copy())
+            seen = torch.tensor([prompt + tokens])
+            for processor in processors:
+                scores = processor(seen, scores)
+            token = int(torch.argmax(scores[0]))
+        else:
+            logits = result["logits"][0, -1].astype(np.float64)
+            logits[list(suppress)] = -np.inf
+            if step == 0:
+                logits[list(begin)] = -np.inf
+            token = int(np.argmax(logits))
         if token == eot:
             break
         tokens.append(token)
@@ -338,6 +357,11 @@ def fixtures():
     vocab.save(str(model_dir / "tokenizer.json"))
     config = config_for("tiny", vocab)
     model = WhisperForConditionalGeneration(config).eval()
+    with torch.no_grad():
+        # Random embeddings make every token as likely as any other; a trained Whisper writes timestamps only
+        # where asked to. Smaller timestamp embeddings (the output projection is tied to them) keep them out of
+        # plain transcripts while their 1,501 probabilities together still win often enough to be placed.
+        model.model.decoder.embed_tokens.weight[vocab.token_to_id("<|0.00|>"):] *= 0.1
     generation = generation_config(vocab, config)
     model.generation_config = generation
     config.save_pretrained(str(model_dir))
@@ -384,6 +408,47 @@ def fixtures():
         references["transcripts"].append({"audio": name, "language": language, "prompt": prompt,
                                           "tokens": generated,
                                           "text": vocab.decode(generated, skip_special_tokens=True)})
+    references["timed"] = []
+    for name, language in TIMED_CASES:
+        samples = read_wav(OUT / name)
+        features = extractor(samples, sampling_rate=16000, return_tensors="pt").input_features
+        prompt = [generation.decoder_start_token_id, vocab.token_to_id(f"<|{language}|>"),
+                  vocab.token_to_id("<|transcribe|>")]
+        # One window, as generate() decodes it before it seeks on: transformers' own processors, in its order.
+        processors = [SuppressTokensAtBeginLogitsProcessor(generation.begin_suppress_tokens, len(prompt)),
+                      SuppressTokensLogitsProcessor(generation.suppress_tokens),
+                      WhisperTimeStampLogitsProcessor(generation, begin_index=len(prompt))]
+        generated = []
+        for merged in (False, True):
+            looped = ort_greedy(model_dir, features.numpy(), prompt, generation, layers, heads,
+                                config.d_model // heads, merged, processors)
+            assert not generated or looped == generated, f"{name} timed: the layouts differ"
+            generated = looped
+        assert any(t > vocab.token_to_id("<|notimestamps|>") for t in generated), f"{name}: no timestamps"
+        references["timed"].append({"audio": name, "language": language, "prompt": prompt, "tokens": generated})
+    references["prompted"] = []
+    for name, language, before in PROMPTED_CASES:
+        samples = read_wav(OUT / name)
+        features = extractor(samples, sampling_rate=16000, return_tensors="pt").input_features
+        context = [vocab.token_to_id("<|startofprev|>")] + vocab.encode(" " + before.strip()).ids
+        with torch.no_grad():
+            out = model.generate(features, language=language, task="transcribe", return_timestamps=False,
+                                 prompt_ids=torch.tensor(context), max_new_tokens=MAX_NEW_TOKENS,
+                                 do_sample=False, num_beams=1)
+        sequence = out[0].tolist() if not hasattr(out, "sequences") else out.sequences[0].tolist()
+        prompt = context + [generation.decoder_start_token_id, vocab.token_to_id(f"<|{language}|>"),
+                            vocab.token_to_id("<|transcribe|>"), vocab.token_to_id("<|notimestamps|>")]
+        for head in (prompt, prompt[len(context):]):
+            if sequence[:len(head)] == head:
+                sequence = sequence[len(head):]
+                break
+        generated = [t for t in sequence if t != generation.eos_token_id]
+        for merged in (False, True):
+            looped = ort_greedy(model_dir, features.numpy(), prompt, generation, layers, heads,
+                                config.d_model // heads, merged)
+            assert looped == generated, f"{name} after a prompt merged={merged}: ONNX {looped} != {generated}"
+        references["prompted"].append({"audio": name, "language": language, "before": before,
+                                       "prompt": prompt, "tokens": generated})
     (OUT / "reference.json").write_text(json.dumps(references, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {OUT}")
 

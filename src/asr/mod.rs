@@ -35,6 +35,9 @@ pub struct Hints {
     pub keyterms: Vec<String>,
     /// Text said before this audio, or written in its style (OpenAI's `prompt`).
     pub prompt: String,
+    /// Whether times finer than a 30-second window are wanted (segments for captions, words): Whisper then
+    /// writes its timestamps, unless a CTC model aligns its words.
+    pub timed: bool,
 }
 
 impl Hints {
@@ -53,6 +56,29 @@ pub struct Segment {
     pub end: f64,
     /// What was said in it.
     pub text: String,
+}
+
+impl Segment {
+    /// Its words over its time, each as long as its share of the letters (for engines that time segments, not
+    /// words).
+    pub fn words_by_length(&self) -> Vec<Word> {
+        let words: Vec<&str> = self.text.split_whitespace().collect();
+        let letters: usize = words.iter().map(|w| w.chars().count()).sum();
+        let per_letter = (self.end - self.start) / letters.max(1) as f64;
+        let mut at = self.start;
+        words
+            .into_iter()
+            .map(|word| {
+                let start = at;
+                at += word.chars().count() as f64 * per_letter;
+                Word {
+                    word: word.to_string(),
+                    start,
+                    end: at.min(self.end),
+                }
+            })
+            .collect()
+    }
 }
 
 /// One word and when it was said.
@@ -77,6 +103,8 @@ pub enum WordTiming {
     Ctc,
     /// Whisper's words force-aligned with the CTC model installed for the language.
     ForcedAlignment,
+    /// Whisper's own timestamps time its segments; each word takes its share of its segment by length.
+    WhisperTimestamps,
 }
 
 impl WordTiming {
@@ -86,6 +114,7 @@ impl WordTiming {
             WordTiming::None => "none",
             WordTiming::Ctc => "ctc",
             WordTiming::ForcedAlignment => "forced-alignment",
+            WordTiming::WhisperTimestamps => "whisper-timestamps",
         }
     }
 }

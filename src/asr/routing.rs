@@ -243,14 +243,20 @@ impl Recognizer for Routed {
                 AsrError::Unavailable(format!("translation needs Whisper: {why}"))
             })?,
         };
-        let mut transcript = model.recognise(samples, language, task, hints, cancel)?;
         let aligner = self
             .preferred
             .iter()
             .filter(|p| p.align.iter().any(|l| l == language))
             .find_map(|p| p.ctc.as_ref());
-        if let (Some(aligner), Task::Transcribe, WordTiming::None) =
-            (aligner, task, transcript.timing)
+        // With an aligner Whisper writes no timestamps: the alignment times the words.
+        let wanted = hints.timed;
+        let hints = &Hints {
+            timed: wanted && aligner.is_none(),
+            ..hints.clone()
+        };
+        let mut transcript = model.recognise(samples, language, task, hints, cancel)?;
+        if let (Some(aligner), Task::Transcribe, WordTiming::None, true) =
+            (aligner, task, transcript.timing, wanted)
         {
             transcript.words = aligner.align(samples, &transcript.segments, cancel)?;
             transcript.timing = WordTiming::ForcedAlignment;

@@ -90,7 +90,11 @@ pub fn hints(keyterms: Vec<String>, prompt: Option<&str>) -> Result<Hints, ApiEr
             "`prompt` is longer than {MAX_PROMPT_CHARS} characters"
         )));
     }
-    Ok(Hints { keyterms, prompt })
+    Ok(Hints {
+        keyterms,
+        prompt,
+        timed: false,
+    })
 }
 
 impl Service {

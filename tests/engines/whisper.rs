@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use sauti::asr::mel::{LogMel, FRAMES};
 use sauti::asr::whisper::{Whisper, WhisperOptions};
-use sauti::asr::{AsrError, Hints, Recognizer, Task};
+use sauti::asr::{AsrError, Hints, Recognizer, Task, WordTiming};
+use sauti::cancel::Cancel;
 use sauti::models::ModelSettings;
 use serde::Deserialize;
 
@@ -20,6 +21,24 @@ struct Reference {
     features: Vec<Features>,
     transcripts: Vec<Expected>,
     max_new_tokens: usize,
+    timed: Vec<Timed>,
+    prompted: Vec<Prompted>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Timed {
+    audio: String,
+    language: String,
+    tokens: Vec<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Prompted {
+    audio: String,
+    language: String,
+    before: String,
+    prompt: Vec<u32>,
+    tokens: Vec<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -241,30 +260,45 @@ fn languages_the_model_lacks_are_refused_and_missing_files_are_named() {
 }
 
 #[test]
-fn a_prompt_and_key_terms_are_the_text_before_in_both_layouts() {
-    let hints = Hints {
-        keyterms: vec!["M-Pesa".into(), "Kariakoo".into()],
-        prompt: "Mteja anauliza kuhusu salio".into(),
-    };
-    let mut decoded = Vec::new();
+fn a_prompt_is_the_text_before_as_transformers_takes_prompt_ids_in_both_layouts() {
+    let reference = reference();
     for layout in ["split", "merged"] {
         let dir = model_copy(layout);
-        let model = load(dir.path(), 12);
+        let model = load(dir.path(), reference.max_new_tokens);
+        for case in &reference.prompted {
+            let hints = Hints {
+                prompt: case.before.clone(),
+                ..Hints::default()
+            };
+            let context = model.context(&hints).unwrap();
+            let mut prompt = context.clone();
+            prompt.extend(model.prompt(&case.language).unwrap());
+            assert_eq!(prompt, case.prompt, "{layout}: {}", case.audio);
+            let tokens = model
+                .decode_window_with(&samples(&case.audio), &case.language, &hints)
+                .unwrap();
+            assert_eq!(
+                tokens, case.tokens,
+                "{layout}: {} after a prompt",
+                case.audio
+            );
+        }
+        // Key terms follow the prompt, joined by commas; a long prompt keeps its end (half the positions).
+        let hints = Hints {
+            keyterms: vec!["M-Pesa".into(), "Kariakoo".into()],
+            prompt: "Mteja anauliza".into(),
+            timed: false,
+        };
         let context = model.context(&hints).unwrap();
-        let previous = context[0];
         assert_eq!(
             model.text(&context[1..]).unwrap(),
-            "Mteja anauliza kuhusu salio M-Pesa, Kariakoo"
-        );
-        assert!(
-            model.text(&[previous]).unwrap().is_empty(),
-            "a special token"
+            "Mteja anauliza M-Pesa, Kariakoo"
         );
         assert!(model.context(&Hints::default()).unwrap().is_empty());
-        // A prompt longer than half the positions keeps its end.
         let long = Hints {
             prompt: "habari za asubuhi ".repeat(200),
             keyterms: vec!["mwisho".into()],
+            timed: false,
         };
         let kept = model.context(&long).unwrap();
         assert_eq!(kept.len(), 448 / 2);
@@ -272,14 +306,55 @@ fn a_prompt_and_key_terms_are_the_text_before_in_both_layouts() {
             .text(&kept[1..])
             .unwrap()
             .ends_with("habari za asubuhi mwisho"));
-        let tokens = model
-            .decode_window_with(&samples("speech.wav"), "sw", &hints)
-            .unwrap();
-        assert!(!tokens.is_empty() && tokens.len() <= 12);
-        decoded.push(tokens);
     }
+}
+
+#[test]
+fn timestamps_follow_whispers_rules_as_transformers_applies_them() {
+    let reference = reference();
+    for layout in ["split", "merged"] {
+        let dir = model_copy(layout);
+        let model = load(dir.path(), reference.max_new_tokens);
+        assert!(model.has_timestamps());
+        for case in &reference.timed {
+            let tokens = model
+                .decode_timed_window(&samples(&case.audio), &case.language)
+                .unwrap();
+            assert_eq!(
+                tokens, case.tokens,
+                "{layout}: {} with timestamps",
+                case.audio
+            );
+        }
+    }
+    // Through the recognizer, asked for times: segments between the timestamps, inside the clip's window, each
+    // word its share of its segment.
+    let model = load(&common::fixture("whisper/model"), reference.max_new_tokens);
+    let speech = samples("speech.wav");
+    let timed = Hints {
+        timed: true,
+        ..Hints::default()
+    };
+    let transcript = model
+        .recognise(&speech, "sw", Task::Transcribe, &timed, &Cancel::new())
+        .unwrap();
+    assert_eq!(transcript.timing, WordTiming::WhisperTimestamps);
+    assert!(!transcript.segments.is_empty());
+    let mut last = 0.0;
+    for segment in &transcript.segments {
+        assert!(
+            segment.start >= last - 1e-9 && segment.end >= segment.start,
+            "{transcript:?}"
+        );
+        last = segment.end;
+    }
+    let words: Vec<&str> = transcript.words.iter().map(|w| w.word.as_str()).collect();
     assert_eq!(
-        decoded[0], decoded[1],
-        "the layouts decode the same after a prompt"
+        words,
+        transcript.text.split_whitespace().collect::<Vec<_>>()
     );
+    // Not asked for times: no timestamps, the plain transcript.
+    let plain = model.transcribe(&speech, "sw").unwrap();
+    assert_eq!(plain.timing, WordTiming::None);
+    assert!(plain.words.is_empty());
 }

@@ -100,6 +100,11 @@ results["english"] = {"text": english.text, "language_code": english.language_co
                       "words": [{"text": w.text, "type": w.type, "start": w.start, "end": w.end}
                                 for w in english.words or []]}
 with open(speech, "rb") as audio:
+    french = client.speech_to_text.convert(file=audio, model_id="scribe_v1", language_code="fra")
+results["french"] = {"text": french.text,
+                     "words": [{"text": w.text, "type": w.type, "start": w.start, "end": w.end}
+                               for w in french.words or []]}
+with open(speech, "rb") as audio:
     hinted = client.speech_to_text.convert(file=audio, model_id="scribe_v1", language_code="swa",
                                            keyterms=["M-Pesa", "Kariakoo", "benki ya wananchi"])
 results["hinted"] = {"text": hinted.text, "words": len(hinted.words or [])}

@@ -242,30 +242,34 @@ fn the_elevenlabs_sdk_works_unchanged() {
         "{words:?}"
     );
 
-    // English is Whisper's, its words timed by forced alignment with the CTC model: every word of the text, in
-    // order, inside the audio.
-    let english = &results["english"];
-    let words: Vec<&Value> = english["words"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|w| w["type"] == "word")
-        .collect();
-    let text = english["text"].as_str().unwrap();
-    assert!(!text.is_empty());
-    let said: Vec<&str> = words.iter().map(|w| w["text"].as_str().unwrap()).collect();
-    assert_eq!(said, text.split_whitespace().collect::<Vec<_>>());
-    let mut last = 0.0;
-    for word in &words {
-        let (start, end) = (
-            word["start"].as_f64().unwrap(),
-            word["end"].as_f64().unwrap(),
+    // English and French are Whisper's: English words timed by forced alignment with the CTC model, French ones
+    // by Whisper's own timestamps. Either way every word of the text, in order, inside the window.
+    for language in ["english", "french"] {
+        let heard = &results[language];
+        let words: Vec<&Value> = heard["words"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["type"] == "word")
+            .collect();
+        let text = heard["text"].as_str().unwrap();
+        assert!(!text.is_empty(), "{language}");
+        let said: Vec<&str> = words.iter().map(|w| w["text"].as_str().unwrap()).collect();
+        assert_eq!(
+            said,
+            text.split_whitespace().collect::<Vec<_>>(),
+            "{language}"
         );
-        assert!(
-            last <= start + 1e-9 && start <= end && end <= 2.5 + 1e-9,
-            "{words:?}"
-        );
-        last = end;
+        let mut last = 0.0;
+        for word in &words {
+            let start = word["start"].as_f64().unwrap();
+            let end = word["end"].as_f64().unwrap();
+            assert!(
+                last <= start + 1e-9 && start <= end && end <= 2.5 + 1e-9,
+                "{language}: {words:?}"
+            );
+            last = end;
+        }
     }
     let direct = post_form(
         &server,
@@ -277,6 +281,19 @@ fn the_elevenlabs_sdk_works_unchanged() {
         ],
     );
     assert_eq!(direct.header("sauti-word-timing"), Some("forced-alignment"));
+    let french = post_form(
+        &server,
+        "/elevenlabs/v1/speech-to-text",
+        &[
+            ("file", Part::File("audio/wav", &bytes)),
+            ("model_id", Part::Text("scribe_v1")),
+            ("language_code", Part::Text("fr")),
+        ],
+    );
+    assert_eq!(
+        french.header("sauti-word-timing"),
+        Some("whisper-timestamps")
+    );
     // Key terms are taken (the CTC model searches with them) and checked first.
     assert!(results["hinted"]["words"].as_u64().unwrap() > 0);
     assert_eq!(results["bad_keyterm"]["status"], 422);

@@ -276,7 +276,7 @@ impl Ctc {
                     start: seconds(w.start),
                     end: seconds(w.end),
                 })),
-                None => words.extend(spread(segment)),
+                None => words.extend(segment.words_by_length()),
             }
         }
         Ok(words)
@@ -305,26 +305,6 @@ impl Ctc {
         }
         words
     }
-}
-
-/// A segment's words over its time, each as long as its share of the letters.
-fn spread(segment: &Segment) -> Vec<Word> {
-    let words: Vec<&str> = segment.text.split_whitespace().collect();
-    let letters: usize = words.iter().map(|w| w.chars().count()).sum();
-    let per_letter = (segment.end - segment.start) / letters.max(1) as f64;
-    let mut at = segment.start;
-    words
-        .into_iter()
-        .map(|word| {
-            let start = at;
-            at += word.chars().count() as f64 * per_letter;
-            Word {
-                word: word.to_string(),
-                start,
-                end: at,
-            }
-        })
-        .collect()
 }
 
 /// At most this many distinct words are favoured (key terms first, then the prompt's).

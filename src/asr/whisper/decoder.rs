@@ -35,6 +35,8 @@ pub struct Greedy {
     pub end_of_text: u32,
     /// At most this many generated tokens.
     pub max_new_tokens: usize,
+    /// Timestamps written as Whisper's rules allow (none: `<|notimestamps|>` is in the prompt).
+    pub timestamps: Option<super::timestamps::Timestamps>,
 }
 
 enum Decoders {
@@ -182,7 +184,11 @@ impl Graphs {
                 if vocab == 0 || logits.len() < vocab {
                     return Err("the decoder gave no logits".into());
                 }
-                pick(&logits[logits.len() - vocab..], greedy, step == 0)
+                let logits = &logits[logits.len() - vocab..];
+                match &greedy.timestamps {
+                    Some(rules) => super::timestamps::pick(logits, greedy, rules, &tokens),
+                    None => pick(logits, greedy, step == 0),
+                }
             };
             // Keep the new self-attention entries, and the cross-attention ones from the first step.
             let mut updated = Vec::with_capacity(layers * 4);
@@ -292,6 +298,7 @@ mod tests {
             begin_suppress: vec![1],
             end_of_text: 4,
             max_new_tokens: 10,
+            timestamps: None,
         };
         let logits = [0.5, 2.0, 1.0, 9.0, 2.0];
         assert_eq!(pick(&logits, &greedy, false), Some(1));

@@ -154,6 +154,8 @@ pub struct GenerationConfig {
     pub suppress_tokens: Option<Vec<u32>>,
     /// Suppressed at the first generated position.
     pub begin_suppress_tokens: Option<Vec<u32>>,
+    /// The latest first timestamp, in 20 ms steps.
+    pub max_initial_timestamp_index: Option<u32>,
 }
 
 fn one_or_first<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {

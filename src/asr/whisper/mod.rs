@@ -7,6 +7,7 @@
 
 pub mod decoder;
 pub mod files;
+pub mod timestamps;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -15,6 +16,7 @@ use tokenizers::Tokenizer;
 
 use self::decoder::{CacheShape, Graphs, Greedy};
 use self::files::{read_json, GenerationConfig, ModelConfig, WhisperFiles};
+use self::timestamps::Timestamps;
 use super::mel::{LogMel, SAMPLE_RATE, WINDOW_SAMPLES};
 use super::{windows, AsrError, Hints, Recognizer, Segment, Task, Transcript};
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
@@ -53,6 +55,8 @@ pub struct Whisper {
     prompt: Prompt,
     greedy: Greedy,
     max_target_positions: usize,
+    /// Where the timestamp tokens are, for models that have them.
+    timestamps: Option<Timestamps>,
 }
 
 impl Whisper {
@@ -134,6 +138,15 @@ impl Whisper {
             begin_suppress,
             end_of_text,
             max_new_tokens: options.max_new_tokens.max(1),
+            timestamps: None,
+        };
+        let timestamps = match (token("<|0.00|>"), prompt.no_timestamps) {
+            (Some(first), Some(no_timestamps)) if first == no_timestamps + 1 => Some(Timestamps {
+                first,
+                no_timestamps,
+                max_initial: generation.max_initial_timestamp_index,
+            }),
+            _ => None,
         };
         let shape = CacheShape {
             layers: config.decoder_layers,
@@ -152,6 +165,7 @@ impl Whisper {
             prompt,
             greedy,
             max_target_positions: config.max_target_positions,
+            timestamps,
         })
     }
 
@@ -229,6 +243,24 @@ impl Whisper {
         )
     }
 
+    /// [`Whisper::decode_window`] writing timestamps (none where the model has no timestamp tokens).
+    pub fn decode_timed_window(
+        &self,
+        samples: &[f32],
+        language: &str,
+    ) -> Result<Vec<u32>, AsrError> {
+        let greedy = Greedy {
+            timestamps: self.timestamps,
+            ..self.greedy.clone()
+        };
+        self.decode_with(samples, (language, Task::Transcribe), &[], greedy)
+    }
+
+    /// Whether the model writes timestamps when asked.
+    pub fn has_timestamps(&self) -> bool {
+        self.timestamps.is_some()
+    }
+
     /// [`Whisper::decode_window`] after the text of `hints` ([`Whisper::context`]).
     pub fn decode_window_with(
         &self,
@@ -268,6 +300,9 @@ impl Whisper {
     ) -> Result<Vec<u32>, AsrError> {
         let mut prompt = context.to_vec();
         prompt.extend(self.prompt_for(language, task)?);
+        if greedy.timestamps.is_some() && prompt.last() == self.prompt.no_timestamps.as_ref() {
+            prompt.pop();
+        }
         greedy.max_new_tokens = greedy
             .max_new_tokens
             .min(self.max_target_positions.saturating_sub(prompt.len()));
@@ -303,6 +338,11 @@ impl Whisper {
     ) -> Result<Transcript, AsrError> {
         self.prompt_for(language, task)?;
         let context = self.context(hints)?;
+        let timed = self.timestamps.filter(|_| hints.timed);
+        let greedy = Greedy {
+            timestamps: timed,
+            ..self.greedy.clone()
+        };
         let rate = SAMPLE_RATE as f64;
         let max_seconds = WINDOW_SAMPLES as f64 / rate;
         let mut segments = Vec::new();
@@ -313,15 +353,16 @@ impl Whisper {
             if cancel.is_cancelled() {
                 return Err(AsrError::Cancelled);
             }
-            let tokens =
-                self.decode_with(window, (language, task), &context, self.greedy.clone())?;
-            let text = self.text(&tokens)?;
-            if !text.is_empty() {
-                segments.push(Segment {
-                    start: span.start,
-                    end: span.end,
-                    text,
-                });
+            let tokens = self.decode_with(window, (language, task), &context, greedy.clone())?;
+            let pieces = match &timed {
+                Some(rules) => timestamps::segments(&tokens, rules, span.start, span.end),
+                None => vec![(span.start, span.end, tokens)],
+            };
+            for (start, end, tokens) in pieces {
+                let text = self.text(&tokens)?;
+                if !text.is_empty() {
+                    segments.push(Segment { start, end, text });
+                }
             }
         }
         let text = segments
@@ -329,11 +370,18 @@ impl Whisper {
             .map(|s| s.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
+        let (words, timing) = match timed {
+            Some(_) => (
+                segments.iter().flat_map(Segment::words_by_length).collect(),
+                super::WordTiming::WhisperTimestamps,
+            ),
+            None => (Vec::new(), super::WordTiming::None),
+        };
         Ok(Transcript {
             text,
             segments,
-            words: Vec::new(),
-            timing: super::WordTiming::None,
+            words,
+            timing,
         })
     }
 }

@@ -74,7 +74,13 @@ pub async fn speech_to_text(
         &state,
         &caller,
         &mut form,
-        (language.clone(), Hints::default()),
+        (
+            language.clone(),
+            Hints {
+                timed: !matches!(format, Format::Json { verbose: false }),
+                ..Hints::default()
+            },
+        ),
         Task::Transcribe,
     )
     .await?;

@@ -8,7 +8,8 @@ use axum::http::{HeaderName, HeaderValue};
 pub const CHARACTER_COST: HeaderName = HeaderName::from_static("character-cost");
 
 /// `sauti-word-timing` on every transcription answer: where its word times come from (`ctc`, the recognising
-/// model's own frames; `forced-alignment`, Whisper's words aligned with a CTC model; `none`).
+/// model's own frames; `forced-alignment`, Whisper's words aligned with a CTC model; `whisper-timestamps`,
+/// Whisper's segment timestamps shared among their words; `none`).
 pub const WORD_TIMING: HeaderName = HeaderName::from_static("sauti-word-timing");
 
 /// The header for a transcript timed by `timing`.

@@ -102,7 +102,8 @@ pub async fn convert(
     check_model(Some(model), Kind::Recognition)?;
     let language = language_of(form.field("language_code"))?;
     let timed = timed(form.field("timestamps_granularity"))?;
-    let hints = crate::ops::transcribe::hints(form.values("keyterms"), None)?;
+    let mut hints = crate::ops::transcribe::hints(form.values("keyterms"), None)?;
+    hints.timed = timed;
     let heard = recognise(
         &state,
         &caller,

@@ -164,6 +164,7 @@ impl Session {
         Hints {
             keyterms: Vec::new(),
             prompt: self.settings.prompt.clone(),
+            timed: false,
         }
     }
 
