@@ -1,12 +1,14 @@
 //! The scenarios in use: loaded from a directory at start, embedded copies when the directory lacks a file,
 //! and reloaded when a file changes. An edit that does not pass the checks is refused: the last good version
-//! stays in use and the problem is logged with its file and line.
+//! stays in use and the problem is logged with its file and line. The reading of Sheng and English words
+//! (`language/reading.toml`, [`super::reading`]) is loaded and reloaded the same way, shared by every scenario.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
+use super::reading::{self, Reading, SharedReading};
 use super::scenario::{self, Scenario, ScenarioError};
 
 /// The scenarios shipped in the binary, used when the directory has no file of that name.
@@ -33,15 +35,26 @@ pub struct ScenarioLibrary {
     entries: Arc<RwLock<BTreeMap<String, Entry>>>,
     /// Files whose current version was refused, so each broken edit is reported once.
     refused: Arc<RwLock<BTreeMap<PathBuf, SystemTime>>>,
+    /// The reading every scenario uses, and the version of its file in use (none: the built-in one).
+    reading: SharedReading,
+    reading_stamp: Arc<RwLock<Option<SystemTime>>>,
 }
 
 impl ScenarioLibrary {
     /// Load the embedded scenarios, then every `*.toml` in `dir` (when given) over them. A file that fails its
     /// checks at start is an error: the operator sees it before serving.
     pub fn load(dir: Option<&Path>) -> Result<Self, ScenarioError> {
+        let (shared, stamp) = match dir.map(|d| d.join(reading::FILE)).filter(|p| p.exists()) {
+            Some(path) => (
+                SharedReading::new(Arc::new(load_reading(&path)?)),
+                Some(modified(&path)),
+            ),
+            None => (SharedReading::default(), None),
+        };
         let mut entries = BTreeMap::new();
         for (id, source) in EMBEDDED {
-            let scenario = scenario::parse(&format!("(embedded) {id}.toml"), source, Some(id))?;
+            let mut scenario = scenario::parse(&format!("(embedded) {id}.toml"), source, Some(id))?;
+            scenario.reading = shared.clone();
             entries.insert(
                 id.to_string(),
                 Entry {
@@ -52,7 +65,8 @@ impl ScenarioLibrary {
         }
         if let Some(dir) = dir {
             for path in toml_files(dir) {
-                let scenario = scenario::load(&path)?;
+                let mut scenario = scenario::load(&path)?;
+                scenario.reading = shared.clone();
                 let modified = modified(&path);
                 entries.insert(
                     scenario.id.clone(),
@@ -67,7 +81,57 @@ impl ScenarioLibrary {
             dir: dir.map(Path::to_path_buf),
             entries: Arc::new(RwLock::new(entries)),
             refused: Arc::default(),
+            reading: shared,
+            reading_stamp: Arc::new(RwLock::new(stamp)),
         })
+    }
+
+    /// The reading of Sheng and English words in use.
+    pub fn reading(&self) -> Arc<Reading> {
+        self.reading.current()
+    }
+
+    /// Reload `language/reading.toml` if it changed (back to the built-in reading if it was removed); a copy that
+    /// does not load is refused, once, and the reading in use stays.
+    fn reload_reading(&self, dir: &Path) -> Option<ScenarioError> {
+        let path = dir.join(reading::FILE);
+        let stamp = path.exists().then(|| modified(&path));
+        let mut current = self
+            .reading_stamp
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        let refused = self.refused.read().unwrap_or_else(|p| p.into_inner());
+        if *current == stamp || stamp.is_some_and(|s| refused.get(&path) == Some(&s)) {
+            return None;
+        }
+        drop(refused);
+        let Some(stamp) = stamp else {
+            self.reading.replace(Reading::built_in());
+            *current = None;
+            tracing::info!(
+                "the scenarios folder has no reading file; the built-in reading is in use"
+            );
+            return None;
+        };
+        match load_reading(&path) {
+            Ok(loaded) => {
+                tracing::info!(file = %path.display(), entries = loaded.len(), "reading reloaded");
+                self.reading.replace(Arc::new(loaded));
+                *current = Some(stamp);
+                None
+            }
+            Err(error) => {
+                tracing::error!(
+                    file = error.file,
+                    line = error.line,
+                    problem = error.message,
+                    "reading edit refused; the reading in use stays"
+                );
+                let mut refused = self.refused.write().unwrap_or_else(|p| p.into_inner());
+                refused.insert(path, stamp);
+                Some(error)
+            }
+        }
     }
 
     /// A scenario by id.
@@ -87,7 +151,7 @@ impl ScenarioLibrary {
         let Some(dir) = &self.dir else {
             return Vec::new();
         };
-        let mut problems = Vec::new();
+        let mut problems: Vec<ScenarioError> = self.reload_reading(dir).into_iter().collect();
         for path in toml_files(dir) {
             let stamp = modified(&path);
             let unchanged = {
@@ -104,7 +168,8 @@ impl ScenarioLibrary {
                 continue;
             }
             match scenario::load(&path) {
-                Ok(scenario) => {
+                Ok(mut scenario) => {
+                    scenario.reading = self.reading.clone();
                     tracing::info!(scenario = scenario.id, file = %path.display(), "scenario reloaded");
                     let mut entries = self.entries.write().unwrap_or_else(|p| p.into_inner());
                     entries.insert(
@@ -132,6 +197,21 @@ impl ScenarioLibrary {
     }
 }
 
+/// A reading file, or why it was refused (as a scenario error: file, line, message).
+fn load_reading(path: &Path) -> Result<Reading, ScenarioError> {
+    let file = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 1,
+        message: format!("cannot read: {e}"),
+    })?;
+    Reading::parse(&file, &source).map_err(|e| ScenarioError {
+        file: e.file,
+        line: e.line,
+        message: e.message,
+    })
+}
+
 /// The `.toml` files of a folder, sorted (none when it cannot be read).
 pub fn toml_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -149,4 +229,50 @@ fn modified(path: &Path) -> SystemTime {
     std::fs::metadata(path)
         .and_then(|m| m.modified())
         .unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_later(path: &Path, text: &str) {
+        // Modification times may be whole seconds: wait for the next one.
+        std::thread::sleep(std::time::Duration::from_millis(1_100));
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn the_reading_file_loads_reloads_and_refuses_a_broken_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("language")).unwrap();
+        let file = dir.path().join(reading::FILE);
+        std::fs::write(&file, "[words]\nmsela = \"mtu\"\n").unwrap();
+        let library = ScenarioLibrary::load(Some(dir.path())).unwrap();
+        let general = library.get("general").unwrap();
+        assert_eq!(general.reading.current().read("msela"), "mtu");
+
+        write_later(&file, "[words]\nmsela = \"mtu\"\nx = \"y\"\n");
+        let problems = library.reload_changed();
+        assert_eq!((problems.len(), problems[0].line), (1, 3), "{problems:?}");
+        assert_eq!(general.reading.current().read("msela"), "mtu");
+        assert!(
+            library.reload_changed().is_empty(),
+            "a refused edit is reported once"
+        );
+
+        write_later(&file, "[words]\nmsela = \"rafiki\"\n");
+        assert!(library.reload_changed().is_empty());
+        assert_eq!(general.reading.current().read("msela"), "rafiki");
+        let banking = library.get("banking").unwrap();
+        assert_eq!(banking.reading.current().read("msela"), "rafiki");
+
+        std::fs::remove_file(&file).unwrap();
+        assert!(library.reload_changed().is_empty());
+        assert_eq!(general.reading.current().read("msela"), "msela");
+        assert_eq!(general.reading.current().read("doh"), "pesa");
+
+        std::fs::write(&file, "[words]\nzz = \"sawa\"\n").unwrap();
+        let error = ScenarioLibrary::load(Some(dir.path())).unwrap_err();
+        assert_eq!(error.line, 2);
+    }
 }

@@ -11,6 +11,7 @@ pub mod intents;
 pub mod library;
 pub mod numbers;
 pub mod openai;
+pub mod reading;
 pub mod safety;
 pub mod scenario;
 pub mod settings;
@@ -156,7 +157,9 @@ impl DialogueBackend for ScenarioBackend {
     ) -> BoxFuture<'a, Result<Reply, DialogueError>> {
         Box::pin(async move {
             let now = template::east_africa_now();
-            Ok(engine::respond(scenario, session, text, &*self.actions, now).await)
+            // The engine matches Swahili: Sheng and English words are read as the Swahili it knows.
+            let read = scenario.reading.current().read(text);
+            Ok(engine::respond(scenario, session, &read, &*self.actions, now).await)
         })
     }
 }
@@ -175,14 +178,21 @@ pub async fn converse(
     fallback: Option<&dyn DialogueBackend>,
 ) -> Result<Reply, DialogueError> {
     let g = &scenario.guardrails;
-    let offered = g.secrets && safety::secrets::offers(text);
+    // Safety sees the turn as read: Sheng words and English verbs in Swahili morphology as the Swahili its signs
+    // know (the past-and-over rule then reads their tense); English on its own stays for the English signs.
+    let read = scenario.reading.current().read(text);
+    let offered = g.secrets && (safety::secrets::offers(text) || safety::secrets::offers(&read));
     let remembered = if offered {
         session.offered.extend(safety::secrets::digests(text));
         safety::secrets::mask(text)
     } else {
         text.to_string()
     };
-    let reply = if let Some(case) = safety::screen(scenario, text) {
+    let screened = safety::screen(scenario, &read).or_else(|| {
+        // A crisis in words the reading changed ("ku-end it") still counts as written.
+        safety::screen(scenario, text).filter(|case| *case == safety::SafetyCase::Crisis)
+    });
+    let reply = if let Some(case) = screened {
         // A safety case ends any flow in progress: no money moves on a turn like this.
         session.flow = None;
         session.slots.clear();

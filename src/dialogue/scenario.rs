@@ -42,6 +42,10 @@ pub struct Scenario {
     /// Test conversations for `sauti scenario test`.
     #[serde(default)]
     pub tests: Vec<TestConversation>,
+    /// How callers' Sheng and English words are read (`scenarios/language/reading.toml`), shared by the library's
+    /// scenarios and swapped when the file is reloaded.
+    #[serde(skip)]
+    pub reading: super::reading::SharedReading,
 }
 
 /// Who the agent is, for LLM backends.

@@ -1,4 +1,4 @@
-//! The shipped evaluation sets (`scenarios/eval/*.toml`, 1,757 labelled caller turns and conversations written for
+//! The shipped evaluation sets (`scenarios/eval/*.toml`, 2,035 labelled caller turns and conversations written for
 //! this purpose) run against the embedded engine with the thresholds `sauti scenario eval` enforces: every
 //! emergency, crisis, offered secret and money case, at least 90% of intents, at most 5% false escalations.
 

@@ -1,11 +1,32 @@
 //! Secrets a caller offers: a PIN, one-time code, password, CVV or mobile-money PIN, in digits, spaced digits,
-//! digits or numbers in words, or a password word. Offered secrets are answered with a warning and masked before
+//! digits or numbers in words, or a password word; a card number (15 to 19 digits); or an offer to give one, even
+//! as a question and without the value ("Nikupe PIN yangu?", "Nikutumie OTP?", "Nikusomee namba ya kadi?"). Offered secrets are answered with a warning and masked before
 //! the turn is stored, logged, sent to a backend or echoed.
 
 use std::ops::Range;
 
 /// Names of secrets (Swahili, English, and what callers say for them).
 pub const SECRET_NAME: &str = r"(?:(?:m-?pesa|tigo\s*pesa|airtel\s*money|mixx)\s+)?(?:pin(?:\s+(?:code|namba|number))?|pini|p\.i\.n|nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passwad|passcode|otp|o\.t\.p|one[- ]time\s+(?:code|password|pin)|msimbo(?:\s+wa\s+siri)?|cvv2?|cvc|(?:namba|nambari)\s+(?:yangu\s+|yako\s+)?ya\s+siri|siri|code|kodi\s+ya\s+siri|verification\s+code|security\s+code|(?:namba|nambari|code|msimbo)\s+ya\s+uthibitisho|(?:namba|nambari|tarakimu)\s+tatu\s+za\s+nyuma)";
+
+/// Offering to give something, first person to second ("nikupe", "nikutumie", "niku-send", "nikikupa",
+/// "naweza kukutajia", "can I give you").
+const OFFER: &str = r"(?:niku-?(?:pe|pee|patie|tumie|ambie|tajie|somee|andikie|sendie|send|share|text|forward)|nikiku-?(?:pa|patia|tumia|ambia|tajia|somea|send)|nitaku-?(?:pa|patia|tumia|ambia|tajia|somea|send)|(?:naweza|niweze|nataka)\s+kuku-?(?:pa|patia|tumia|ambia|tajia|somea)|(?:can|should|shall|may)\s+i\s+(?:give|send|tell|share|read)\s+(?:you|u)|let\s+me\s+(?:give|send|tell|share|read)\s+(?:you|u))";
+
+/// What an offer may name: the secrets (not a bare "siri" or "code": "nikuambie siri" is a secret, not a PIN)
+/// and a card's number or details.
+const OFFERED_NAME: &str = r"(?:(?:m-?pesa\s+)?pin|pini|p\.i\.n|nenosiri|neno\s+(?:la\s+)?siri|nywila|nywira|password|pasword|passcode|otp|o\.t\.p|one[- ]time\s+(?:code|password|pin)|cvv2?|cvc|(?:namba|nambari)\s+(?:yangu\s+)?ya\s+siri|msimbo\s+wa\s+siri|verification\s+code|security\s+code|(?:namba|nambari|tarakimu)\s+tatu\s+za\s+nyuma|card\s+(?:number|no|details|namba)|(?:namba|nambari|details|taarifa)\s+(?:za\s+|ya\s+)(?:kadi|card))";
+
+/// Whether the turn offers to give a secret or a card's number, with or without the value.
+fn offers_to_tell(text: &str) -> bool {
+    re!(&format!(
+        r"(?i)\b{OFFER}\b(?:\W+\w+){{0,6}}?\W+{OFFERED_NAME}\b"
+    ))
+    .is_match(text)
+        || re!(&format!(
+            r"(?i)\b{OFFERED_NAME}\b(?:\W+\w+){{0,4}}?\W+{OFFER}\b"
+        ))
+        .is_match(text)
+}
 
 /// Names whose value may be a word (`nywila yangu ni simba`).
 const PASSWORD_NAME: &str =
@@ -66,6 +87,9 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
         value()
     ));
     let glued = re!(r"(?i)\b(?:pin|otp|cvv)(?P<value>\d{3,8})\b");
+    // A card's number: 15 to 19 digits, spaced or not, named as a card's (an account's number may be as long).
+    let card =
+        re!(r"(?i)\b(?:card|kadi)\b(?:\W+[^\W\d]+){0,4}?\W+(?P<value>\d(?:[\s-]?\d){14,18})\b");
     let password = re!(&format!(
         r#"(?i)\b{PASSWORD_NAME}(?:\s+(?:yangu|langu|yako|lako|my|your|ya\s+\S+|wa\s+\S+|la\s+\S+)){{0,3}}\s*(?:ni|is|:|=|ilikuwa|was)\s*["'“]?(?P<value>[^\s"'”,.?!]+)"#
     ));
@@ -93,7 +117,8 @@ pub fn offered(text: &str) -> Vec<Range<usize>> {
             spans.push(caps.name("value").map(|m| m.range()));
         }
     }
-    for caps in first.captures_iter(text).chain(glued.captures_iter(text)) {
+    let found = first.captures_iter(text).chain(glued.captures_iter(text));
+    for caps in found.chain(card.captures_iter(text)) {
         spans.push(caps.name("value").map(|m| m.range()));
     }
     for caps in password.captures_iter(text) {
@@ -153,9 +178,9 @@ pub fn says_any(reply: &str, offered: &[[u8; 32]]) -> bool {
         })
 }
 
-/// Whether the turn offers a secret.
+/// Whether the turn offers a secret, or to give one.
 pub fn offers(text: &str) -> bool {
-    !offered(text).is_empty()
+    !offered(text).is_empty() || offers_to_tell(text)
 }
 
 /// The turn with every offered value, every digit and every run of three or more spoken digits masked.
@@ -194,6 +219,15 @@ mod tests {
             "PIN yangu ni elfu moja mia tatu",
             "namba ya siri ya akaunti yangu kwenye app ni 9087",
             "PIN ya kadi yangu ni 4455",
+            "Nikupe PIN yangu ili uthibitishe muamala?",
+            "Nikutumie CVV? ni 889",
+            "nikusomee namba ya kadi yangu?",
+            "niku-send OTP niliyopokea?",
+            "nikikupa password yangu utanisaidia?",
+            "can I give you my pin so you check",
+            "PIN yangu nikutajie?",
+            "card number ni 4532 1188 7766 0021",
+            "namba ya card ni 4000-1234-5678-9010 unaweza kulipia",
         ] {
             assert!(offers(text), "{text}");
         }
@@ -207,6 +241,12 @@ mod tests {
             "nywila yangu ni ngumu kukumbuka",
             "code ya akaunti yangu ni 0123456789",
             "PIN ya akaunti imefungwa, akaunti yangu ni 0123456789",
+            "nikuambie siri moja kuhusu mpira",
+            "sitakupa PIN yangu, nataka tu kuibadilisha",
+            "I won't give you my PIN, I just want to reset it",
+            "mtu ananiomba PIN yangu, nimpe?",
+            "nitumie 5000 kwa 0712345678 na 0755123456",
+            "salio la akaunti 2001 3344 5566 7788",
         ] {
             assert!(!offers(text), "{text}");
         }
