@@ -29,15 +29,25 @@ pub enum Task {
 }
 
 /// What a caller knows of the audio besides its language: words likely to be said, and text that came before.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Hints {
     /// Words and phrases to favour (ElevenLabs' `keyterms`): names, places, products.
     pub keyterms: Vec<String>,
     /// Text said before this audio, or written in its style (OpenAI's `prompt`).
     pub prompt: String,
-    /// Whether times finer than a 30-second window are wanted (segments for captions, words): Whisper then
-    /// writes its timestamps, unless a CTC model aligns its words.
+    /// Whether Whisper writes its timestamps (segments for captions, words), as it does by default: the same
+    /// audio then reads the same in every answer. Off where a CTC model aligns the words instead.
     pub timed: bool,
+}
+
+impl Default for Hints {
+    fn default() -> Self {
+        Self {
+            keyterms: Vec::new(),
+            prompt: String::new(),
+            timed: true,
+        }
+    }
 }
 
 impl Hints {

@@ -12,6 +12,9 @@ use super::slots::{self, Extracted};
 use super::template::{self, Values};
 use super::{ActiveFlow, Reply, Session};
 
+/// Said when a caller calls off something while nothing is in progress.
+const NOTHING_TO_CANCEL: &str = "Sawa. Hakuna kinachoendelea sasa hivi; nikusaidie nini kingine?";
+
 /// Score at which the rest of a turn that opened with a greeting is taken as a request.
 const SURE: f32 = 0.6;
 
@@ -106,6 +109,10 @@ impl Turn<'_> {
             if let Some(outcome) = self.continue_flow(&active, text).await {
                 return outcome;
             }
+        } else if super::repair::calls_off(text) {
+            // "Acha", "sitaki tena" with nothing in progress: say so, rather than not understanding.
+            self.say(NOTHING_TO_CANCEL);
+            return "cancel".into();
         }
         // A greeting is answered with its pair (Shikamoo → Marahaba), then whatever else the turn asks.
         let opening = greetings::opening(text);

@@ -12,6 +12,7 @@ pub mod library;
 pub mod numbers;
 pub mod openai;
 pub mod reading;
+pub mod repair;
 pub mod safety;
 pub mod scenario;
 pub mod settings;
@@ -214,6 +215,16 @@ pub async fn converse(
             outcome: "secret".into(),
             actions: Vec::new(),
         }
+    } else if let Some(last) = repair::asks_to_repeat(text)
+        .then(|| last_reply(session))
+        .flatten()
+    {
+        // "Rudia?", "sijasikia": the last reply again, word for word, whatever the backend.
+        Reply {
+            text: last,
+            outcome: "repeat".into(),
+            actions: Vec::new(),
+        }
     } else {
         let mut reply = match backend.respond(scenario, session, text).await {
             Ok(reply) => reply,
@@ -249,6 +260,17 @@ pub async fn converse(
     let excess = session.history.len().saturating_sub(HISTORY_LIMIT);
     session.history.drain(..excess);
     Ok(reply)
+}
+
+/// The agent's last reply in the session, if any.
+fn last_reply(session: &Session) -> Option<String> {
+    session
+        .history
+        .iter()
+        .rev()
+        .find(|(role, _)| *role == Role::Agent)
+        .map(|(_, text)| text.clone())
+        .filter(|text| !text.trim().is_empty())
 }
 
 /// What of a caller's turn may be kept, logged or echoed: the turn with any offered secret masked.

@@ -57,7 +57,8 @@ const KEYTERM_REFUSED: &[char] = &['<', '>', '{', '}', '[', ']', '\\'];
 /// The longest prompt, in characters.
 pub const MAX_PROMPT_CHARS: usize = 2_000;
 
-/// The request's hints, checked: 422 for too many or too long key terms, or too long a prompt.
+/// The request's hints, checked (422 for too many or too long key terms, or too long a prompt), with times asked
+/// for.
 pub fn hints(keyterms: Vec<String>, prompt: Option<&str>) -> Result<Hints, ApiError> {
     let keyterms: Vec<String> = keyterms
         .into_iter()
@@ -90,10 +91,12 @@ pub fn hints(keyterms: Vec<String>, prompt: Option<&str>) -> Result<Hints, ApiEr
             "`prompt` is longer than {MAX_PROMPT_CHARS} characters"
         )));
     }
+    // Every transcription answer is decoded the same way, whatever its format asks for, so a `json` and a
+    // `verbose_json` answer for the same audio say the same words.
     Ok(Hints {
         keyterms,
         prompt,
-        timed: false,
+        timed: true,
     })
 }
 

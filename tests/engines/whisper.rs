@@ -59,6 +59,17 @@ struct Expected {
     text: String,
 }
 
+/// `task` without timestamps (the decoding the plain references were made with).
+fn plain(model: &Whisper, samples: &[f32], language: &str, task: Task) -> sauti::asr::Transcript {
+    let hints = Hints {
+        timed: false,
+        ..Hints::default()
+    };
+    model
+        .recognise(samples, language, task, &hints, &Cancel::new())
+        .unwrap()
+}
+
 fn reference() -> Reference {
     let text = std::fs::read_to_string(common::fixture("whisper/reference.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -167,7 +178,7 @@ fn transcripts_join_windows_and_silence_gives_none() {
         .iter()
         .find(|t| t.audio == "speech.wav" && t.language == "sw")
         .unwrap();
-    let transcript = model.transcribe(&speech, "sw").unwrap();
+    let transcript = plain(&model, &speech, "sw", Task::Transcribe);
     assert_eq!(transcript.text, expected.text.trim());
     assert_eq!(
         transcript.segments.len(),
@@ -216,8 +227,8 @@ fn translation_asks_for_the_translate_task_in_the_same_windows() {
     assert_eq!(differing, [(422, 421)]);
     let speech = samples("speech.wav");
     let cancel = sauti::cancel::Cancel::new();
-    let english = model.translate_until(&speech, "sw", &cancel).unwrap();
-    let spoken = model.transcribe(&speech, "sw").unwrap();
+    let english = plain(&model, &speech, "sw", Task::Translate);
+    let spoken = plain(&model, &speech, "sw", Task::Transcribe);
     let bounds = |t: &sauti::asr::Transcript| -> Vec<(f64, f64)> {
         t.segments.iter().map(|s| (s.start, s.end)).collect()
     };
@@ -331,12 +342,14 @@ fn timestamps_follow_whispers_rules_as_transformers_applies_them() {
     // word its share of its segment.
     let model = load(&common::fixture("whisper/model"), reference.max_new_tokens);
     let speech = samples("speech.wav");
-    let timed = Hints {
-        timed: true,
-        ..Hints::default()
-    };
     let transcript = model
-        .recognise(&speech, "sw", Task::Transcribe, &timed, &Cancel::new())
+        .recognise(
+            &speech,
+            "sw",
+            Task::Transcribe,
+            &Hints::default(),
+            &Cancel::new(),
+        )
         .unwrap();
     assert_eq!(transcript.timing, WordTiming::WhisperTimestamps);
     assert!(!transcript.segments.is_empty());
@@ -353,8 +366,9 @@ fn timestamps_follow_whispers_rules_as_transformers_applies_them() {
         words,
         transcript.text.split_whitespace().collect::<Vec<_>>()
     );
-    // Not asked for times: no timestamps, the plain transcript.
-    let plain = model.transcribe(&speech, "sw").unwrap();
-    assert_eq!(plain.timing, WordTiming::None);
-    assert!(plain.words.is_empty());
+    // By default Whisper writes its timestamps; asked not to (a CTC model aligns the words instead), it does not.
+    assert_eq!(model.transcribe(&speech, "sw").unwrap(), transcript);
+    let untimed = plain(&model, &speech, "sw", Task::Transcribe);
+    assert_eq!(untimed.timing, WordTiming::None);
+    assert!(untimed.words.is_empty());
 }

@@ -125,7 +125,7 @@ pub fn segments(
             latest = at;
             match start {
                 Some(from) if !text.is_empty() => {
-                    out.push((from, at.max(from), std::mem::take(&mut text)));
+                    push(&mut out, from, at, std::mem::take(&mut text));
                     start = None;
                 }
                 _ => start = Some(at),
@@ -136,9 +136,20 @@ pub fn segments(
         }
     }
     if let (Some(from), false) = (start, text.is_empty()) {
-        out.push((from, end.max(from), text));
+        push(&mut out, from, end, text);
     }
     out
+}
+
+/// Add a segment; one with no length (timestamps at or past the window's end) joins the one before.
+fn push(out: &mut Vec<(f64, f64, Vec<u32>)>, from: f64, to: f64, text: Vec<u32>) {
+    match out.last_mut() {
+        Some(last) if to <= from => {
+            last.1 = last.1.max(to);
+            last.2.extend(text);
+        }
+        _ => out.push((from, to.max(from), text)),
+    }
 }
 
 #[cfg(test)]

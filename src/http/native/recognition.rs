@@ -77,7 +77,7 @@ pub async fn speech_to_text(
         (
             language.clone(),
             Hints {
-                timed: !matches!(format, Format::Json { verbose: false }),
+                timed: true,
                 ..Hints::default()
             },
         ),

@@ -102,8 +102,7 @@ pub async fn convert(
     check_model(Some(model), Kind::Recognition)?;
     let language = language_of(form.field("language_code"))?;
     let timed = timed(form.field("timestamps_granularity"))?;
-    let mut hints = crate::ops::transcribe::hints(form.values("keyterms"), None)?;
-    hints.timed = timed;
+    let hints = crate::ops::transcribe::hints(form.values("keyterms"), None)?;
     let heard = recognise(
         &state,
         &caller,

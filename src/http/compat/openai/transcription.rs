@@ -227,8 +227,7 @@ async fn answer_form(
             .filter(|t| (0.0..=1.0).contains(t))
             .ok_or_else(|| ApiError::unprocessable("`temperature` must be a number from 0 to 1"))?;
     }
-    let mut hints = crate::ops::transcribe::hints(Vec::new(), form.field("prompt"))?;
-    hints.timed = matches!(answer, Answer::Captions(_) | Answer::Verbose { .. });
+    let hints = crate::ops::transcribe::hints(Vec::new(), form.field("prompt"))?;
     let heard = recognise(state, caller, &mut form, (language.clone(), hints), task).await?;
     let (transcript, seconds) = (heard.transcript, heard.duration_seconds);
     let written = match task {

@@ -164,7 +164,8 @@ impl Session {
         Hints {
             keyterms: Vec::new(),
             prompt: self.settings.prompt.clone(),
-            timed: false,
+            // Decoded as an upload is, so a committed turn's transcript equals the HTTP path's.
+            timed: true,
         }
     }
 
