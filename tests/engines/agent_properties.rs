@@ -109,3 +109,91 @@ proptest! {
         }
     }
 }
+
+/// Emergencies as templates: each `{n}` is a slot with its ways of being said: the Swahili, a Sheng synonym, or
+/// the English verb inside Swahili morphology (joined, hyphenated or apart).
+const EMERGENCIES: [(&str, &[&[&str]]); 6] = [
+    (
+        "{0} {1} ghafla na hajibu tukimwita",
+        &[
+            &["mzee", "buda", "mtu", "msee"],
+            &[
+                "ameanguka",
+                "amedondoka",
+                "ame-collapse",
+                "amecollapse",
+                "ame collapse",
+            ],
+        ],
+    ),
+    (
+        "mke wangu ana mimba na {0} sana sasa hivi",
+        &[&["anatokwa damu", "ana-bleed", "anableed", "ana bleed"]],
+    ),
+    (
+        "{0} {1} tangu asubuhi",
+        &[
+            &["mtoto", "mtoi"],
+            &[
+                "hapumui",
+                "hawezi kupumua",
+                "hawezi ku-breathe",
+                "hawezi kubreathe",
+            ],
+        ],
+    ),
+    (
+        "kaka {0} kazini na {1}",
+        &[
+            &["amezimia", "ame-faint", "amefaint"],
+            &["hajitambui", "hajaamka", "haja-wake up"],
+        ],
+    ),
+    (
+        "{0} amekunywa {1} sasa hivi anatapika",
+        &[
+            &["mtoto", "mtoi"],
+            &["mafuta ya taa", "paraffin", "kerosine"],
+        ],
+    ),
+    (
+        "{0} {1} vidonge vyote vya presha leo",
+        &[
+            &["bibi", "mathe", "mama"],
+            &["amemeza", "ame-swallow", "ameswallow", "ame-overdose na"],
+        ],
+    ),
+];
+
+fn said(template: &str, choices: &[&str]) -> String {
+    let mut text = template.to_string();
+    for (i, choice) in choices.iter().enumerate() {
+        text = text.replace(&format!("{{{i}}}"), choice);
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn sheng_synonyms_and_english_stems_never_turn_an_emergency_into_a_miss(
+        which in 0..EMERGENCIES.len(),
+        picks in proptest::collection::vec(0usize..8, 2),
+    ) {
+        let (template, slots) = EMERGENCIES[which];
+        let plain: Vec<&str> = slots.iter().map(|ways| ways[0]).collect();
+        let varied: Vec<&str> = slots.iter().zip(&picks).map(|(ways, &p)| ways[p % ways.len()]).collect();
+        let reading = sauti::dialogue::reading::Reading::built_in();
+        let swahili = said(template, &plain);
+        prop_assert!(
+            matches!(safety::screen(health(), &reading.read(&swahili)), Some(safety::SafetyCase::Emergency(_))),
+            "the Swahili itself: {swahili:?}"
+        );
+        let mixed = said(template, &varied);
+        prop_assert!(
+            matches!(safety::screen(health(), &reading.read(&mixed)), Some(safety::SafetyCase::Emergency(_))),
+            "{mixed:?} read as {:?}", reading.read(&mixed)
+        );
+    }
+}
