@@ -145,12 +145,35 @@ fn overlap(a: &[Vec<String>], b: &[Vec<String>]) -> f32 {
     (shared_a + shared_b) as f32 / (a.len() + b.len()) as f32
 }
 
+fn compiled(intent: &Intent) -> &CompiledIntent {
+    intent.compiled.get_or_init(|| CompiledIntent {
+        examples: intent.examples.iter().map(|e| content(e)).collect(),
+        keywords: intent
+            .keywords
+            .iter()
+            .chain(&intent.decisive)
+            .map(|k| keyword_content(k))
+            .collect(),
+        decisive: intent.decisive.iter().map(|k| keyword_content(k)).collect(),
+    })
+}
+
+/// Whether every word of a keyword is in the turn.
+fn found(keyword: &[Vec<String>], said: &[Vec<String>]) -> bool {
+    !keyword.is_empty()
+        && keyword
+            .iter()
+            .all(|k| said.iter().any(|s| words_match(s, k)))
+}
+
+/// Whether one of the intent's deciding keywords is in the turn.
+fn decided(intent: &Intent, said: &[Vec<String>]) -> bool {
+    compiled(intent).decisive.iter().any(|k| found(k, said))
+}
+
 /// How well a turn matches an intent, 0 to 1: a keyword present scores at least 0.75.
 pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
-    let compiled = intent.compiled.get_or_init(|| CompiledIntent {
-        examples: intent.examples.iter().map(|e| content(e)).collect(),
-        keywords: intent.keywords.iter().map(|k| keyword_content(k)).collect(),
-    });
+    let compiled = compiled(intent);
     let examples = compiled
         .examples
         .iter()
@@ -158,13 +181,7 @@ pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
         .fold(0.0, f32::max);
     // Keywords are read as written (prefixes stripped, not object markers or extensions: `tutaonana` is not
     // `kumwona`); every keyword found adds a little, so the intent whose words the turn uses most wins a tie.
-    let hits = compiled
-        .keywords
-        .iter()
-        .filter(|words| {
-            !words.is_empty() && words.iter().all(|k| said.iter().any(|s| words_match(s, k)))
-        })
-        .count();
+    let hits = compiled.keywords.iter().filter(|k| found(k, said)).count();
     if hits > 0 {
         0.75 + 0.05 * (hits - 1).min(3) as f32 + 0.2 * examples
     } else {
@@ -172,15 +189,17 @@ pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
     }
 }
 
-/// The best intent for a turn, with its score, when it reaches the threshold.
+/// The best intent for a turn, with its score, when it reaches the threshold: an intent one of whose deciding
+/// keywords the turn names first.
 pub fn best<'a>(scenario: &'a Scenario, text: &str) -> Option<(&'a Intent, f32)> {
     let said = content(text);
     scenario
         .intents
         .iter()
-        .map(|intent| (intent, score(intent, &said)))
-        .filter(|(_, s)| *s >= THRESHOLD)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|intent| ((intent, score(intent, &said)), decided(intent, &said)))
+        .filter(|((_, s), _)| *s >= THRESHOLD)
+        .max_by(|(a, a_decided), (b, b_decided)| a_decided.cmp(b_decided).then(a.1.total_cmp(&b.1)))
+        .map(|(best, _)| best)
 }
 
 /// Words that say yes.

@@ -69,6 +69,11 @@ pub struct Intent {
     /// Words that strongly signal the intent.
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// Keywords that decide: when one is in the turn, this intent wins over every intent none of whose
+    /// deciding keywords is there, however well those match (a scam's "nitume elfu kumi kwanza" is never a
+    /// transfer). They count as keywords too.
+    #[serde(default)]
+    pub decisive: Vec<String>,
     /// A reply template.
     #[serde(default)]
     pub reply: Option<String>,
@@ -91,6 +96,8 @@ pub struct CompiledIntent {
     pub examples: Vec<Vec<Vec<String>>>,
     /// Each keyword's words.
     pub keywords: Vec<Vec<Vec<String>>>,
+    /// Each deciding keyword's words.
+    pub decisive: Vec<Vec<Vec<String>>>,
 }
 
 /// The kinds of value a slot holds, each with its extractor.
