@@ -87,6 +87,7 @@ pub fn run(command: ScenarioCommand) -> anyhow::Result<ExitCode> {
                 .build()
                 .context("starting a runtime")?;
             let (mut passed, mut failed) = (0, 0);
+            let mut cases = Vec::new();
             for file in files_or_default(files, "scenarios")? {
                 let scenario = match scenario::load(&file) {
                     Ok(s) => s,
@@ -96,7 +97,9 @@ pub fn run(command: ScenarioCommand) -> anyhow::Result<ExitCode> {
                         continue;
                     }
                 };
-                for case in runtime.block_on(run_tests(&scenario)) {
+                let results = runtime.block_on(run_tests(&scenario));
+                cases.extend(results.iter().cloned());
+                for case in results {
                     if case.passed() {
                         passed += 1;
                         println!("PASS {} :: {}", scenario.id, case.name);
@@ -108,6 +111,13 @@ pub fn run(command: ScenarioCommand) -> anyhow::Result<ExitCode> {
                         }
                     }
                 }
+            }
+            println!("\n| assertion | passed |\n|---|---|");
+            for (kind, (ok, made)) in sauti::dialogue::testing::tally(&cases) {
+                println!(
+                    "| {kind} | {ok}/{made} ({:.1}%) |",
+                    100.0 * ok as f64 / made.max(1) as f64
+                );
             }
             println!("{passed} passed, {failed} failed");
             Ok(if failed > 0 {

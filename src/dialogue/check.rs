@@ -7,8 +7,10 @@ use super::scenario::{collected_slots, Scenario, SlotKind, Step};
 use super::template;
 
 /// Outcome names a test may expect besides intent ids.
-pub const SPECIAL_OUTCOMES: [&str; 7] = [
+pub const SPECIAL_OUTCOMES: [&str; 9] = [
     "fallback",
+    "repeat",
+    "cancel",
     "guardrail",
     "secret",
     "emergency",
@@ -324,6 +326,54 @@ fn check_tests(scenario: &Scenario, out: &mut Vec<Problem>) {
                 if !scenario.actions.contains_key(action) {
                     out.push(problem(
                         format!("test {:?}: no action {action:?}", test.name),
+                        near.clone(),
+                    ));
+                }
+            }
+            let named = turn.slot_was_set.iter().chain(&turn.slot_was_not_set);
+            for slot in named.flat_map(|s| s.items()) {
+                let name = slot.split_once('=').map_or(slot, |(n, _)| n).trim();
+                if !scenario.slots.contains_key(name) {
+                    out.push(problem(
+                        format!("test {:?}: no slot {name:?}", test.name),
+                        near.clone(),
+                    ));
+                }
+            }
+        }
+        if let Some(fixture) = &test.fixture {
+            for name in fixture
+                .slots
+                .keys()
+                .filter(|n| !scenario.slots.contains_key(*n))
+            {
+                out.push(problem(
+                    format!("test {:?}: the fixture fills no slot {name:?}", test.name),
+                    near.clone(),
+                ));
+            }
+            if let Some(flow) = fixture
+                .flow
+                .as_deref()
+                .filter(|f| scenario.flow(f).is_none())
+            {
+                out.push(problem(
+                    format!("test {:?}: the fixture names no flow {flow:?}", test.name),
+                    near.clone(),
+                ));
+            }
+        }
+        for (name, stub) in &test.actions {
+            if !scenario.actions.contains_key(name) {
+                out.push(problem(
+                    format!("test {:?}: stubs no action {name:?}", test.name),
+                    near.clone(),
+                ));
+            }
+            if let super::scenario::StubbedAction::Outcome(o) = stub {
+                if o != "fail" && o != "timeout" {
+                    out.push(problem(
+                        format!("test {:?}: action {name:?} stubbed as {o:?}; use \"fail\", \"timeout\" or a result table", test.name),
                         near.clone(),
                     ));
                 }

@@ -69,6 +69,38 @@ async fn a_wrong_expectation_fails_its_test() {
     );
 }
 
+#[tokio::test]
+async fn stubbed_failures_and_slot_assertions_can_fail_a_test() {
+    let mut scenario = shipped("banking");
+    let refused = scenario
+        .tests
+        .iter()
+        .position(|t| t.name == "a transfer the bank refuses says no money moved")
+        .expect("the shipped stubbed test");
+    // The same conversation, expecting success: the stub's failure makes it fail.
+    let turn = &mut scenario.tests[refused].turns[0];
+    turn.reply_contains = Some(sauti::dialogue::scenario::OneOrMany::One(
+        "Imekamilika".into(),
+    ));
+    turn.slot_was_set = Some(sauti::dialogue::scenario::OneOrMany::One(
+        "amount=7000".into(),
+    ));
+    turn.slot_was_not_set = Some(sauti::dialogue::scenario::OneOrMany::One("phone".into()));
+    let results = run_tests(&scenario).await;
+    let result = &results[refused];
+    assert!(!result.passed());
+    let failures = result.failures.join("\n");
+    for expected in [
+        "does not contain \"Imekamilika\"",
+        "is \"5000\", not \"7000\"",
+        "slot \"phone\" was set",
+    ] {
+        assert!(failures.contains(expected), "{failures}");
+    }
+    assert_eq!(result.checks["reply_contains"], (0, 1));
+    assert_eq!(result.checks["slot_was_set"], (0, 1));
+}
+
 /// Write `source` to `file`, run `sauti scenario check` on it, require a failure and return what it printed.
 fn refused_by_check(file: &Path, source: &str) -> String {
     std::fs::write(file, source).unwrap();
