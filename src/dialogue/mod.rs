@@ -18,6 +18,7 @@ pub mod scenario;
 pub mod settings;
 pub mod slots;
 pub mod template;
+pub mod test_format;
 pub mod testing;
 pub mod words;
 
