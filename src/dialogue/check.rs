@@ -7,8 +7,9 @@ use super::scenario::{collected_slots, Scenario, SlotKind, Step};
 use super::template;
 
 /// Outcome names a test may expect besides intent ids.
-pub const SPECIAL_OUTCOMES: [&str; 9] = [
+pub const SPECIAL_OUTCOMES: [&str; 10] = [
     "fallback",
+    "clarify",
     "repeat",
     "cancel",
     "guardrail",

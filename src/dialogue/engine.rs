@@ -129,6 +129,16 @@ impl Turn<'_> {
             return self.greet();
         }
         let text = rest.as_str();
+        if let Some((first, second)) = intents::tied(self.scenario, text).filter(|_| !greeted) {
+            // "Unamaanisha salio au kutuma pesa?": the next turn answers it like any other.
+            let (a, b) = (first.title.clone(), second.title.clone());
+            self.say(&format!(
+                "Unamaanisha {} au {}?",
+                a.unwrap_or_default(),
+                b.unwrap_or_default()
+            ));
+            return "clarify".into();
+        }
         let found =
             intents::best(self.scenario, text).filter(|(_, score)| !greeted || *score >= SURE);
         let Some((intent, _)) = found else {

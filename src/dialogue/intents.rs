@@ -192,14 +192,41 @@ pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
 /// The best intent for a turn, with its score, when it reaches the threshold: an intent one of whose deciding
 /// keywords the turn names first.
 pub fn best<'a>(scenario: &'a Scenario, text: &str) -> Option<(&'a Intent, f32)> {
+    ranked(scenario, text).into_iter().next()
+}
+
+/// Scores this close count as a tie.
+const TIE: f32 = 0.03;
+/// A keyword of the intent is in the turn from this score.
+const KEYWORD_FOUND: f32 = 0.75;
+
+/// Two titled intents the turn matches equally well by their examples alone, best first: the caller is asked
+/// which was meant.
+pub fn tied<'a>(scenario: &'a Scenario, text: &str) -> Option<(&'a Intent, &'a Intent)> {
+    let ranked = ranked(scenario, text);
     let said = content(text);
-    scenario
+    let (first, second) = (ranked.first()?, ranked.get(1)?);
+    let titled = first.0.title.is_some() && second.0.title.is_some();
+    // Only turns that name neither intent's keywords: a keyword is the scenario author's own word for it.
+    let by_examples = first.1 < KEYWORD_FOUND && !decided(first.0, &said);
+    (titled && by_examples && first.1 - second.1 < TIE).then_some((first.0, second.0))
+}
+
+/// The intents that reach the threshold, best first (deciding keywords before scores, then file order).
+fn ranked<'a>(scenario: &'a Scenario, text: &str) -> Vec<(&'a Intent, f32)> {
+    let said = content(text);
+    let mut ranked: Vec<((&Intent, f32), bool)> = scenario
         .intents
         .iter()
         .map(|intent| ((intent, score(intent, &said)), decided(intent, &said)))
         .filter(|((_, s), _)| *s >= THRESHOLD)
-        .max_by(|(a, a_decided), (b, b_decided)| a_decided.cmp(b_decided).then(a.1.total_cmp(&b.1)))
-        .map(|(best, _)| best)
+        .collect();
+    // Among equals the later intent comes first, as the best was always chosen.
+    ranked.reverse();
+    ranked.sort_by(|(a, a_decided), (b, b_decided)| {
+        b_decided.cmp(a_decided).then(b.1.total_cmp(&a.1))
+    });
+    ranked.into_iter().map(|(best, _)| best).collect()
 }
 
 /// Words that say yes.

@@ -68,6 +68,10 @@ pub struct Intent {
     pub id: String,
     /// Swahili example phrases.
     pub examples: Vec<String>,
+    /// How a clarifying question names it ("kuangalia salio"): when two titled intents match a turn equally
+    /// well, the caller is asked which one was meant.
+    #[serde(default)]
+    pub title: Option<String>,
     /// Words that strongly signal the intent.
     #[serde(default)]
     pub keywords: Vec<String>,
