@@ -36,8 +36,12 @@ pub fn screen_reply(
             g.medical_notice.clone().unwrap_or_else(safe),
         ));
     }
-    let matches = |pattern: &String| regex::Regex::new(pattern).is_ok_and(|re| re.is_match(reply));
-    if g.blocked_replies.iter().any(matches) {
+    // Compiled once; patterns that do not compile (refused at load) block every reply rather than none.
+    let blocked = match &g.compiled().blocked {
+        Some(patterns) => patterns.iter().any(|re| re.is_match(reply)),
+        None => true,
+    };
+    if blocked {
         return Some((Blocked::Pattern, safe()));
     }
     None

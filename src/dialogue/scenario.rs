@@ -257,6 +257,40 @@ pub struct Guardrails {
     /// Replaces a blocked reply.
     #[serde(default)]
     pub safe_reply: Option<String>,
+    /// The signs and patterns above, compiled once (on first use).
+    #[serde(skip)]
+    pub compiled: std::sync::OnceLock<CompiledGuardrails>,
+}
+
+/// A scenario's own signs and blocked patterns, compiled. `None` is a list that does not compile, which loading
+/// refuses; a scenario made some other way fails closed on it (every turn escalated, every reply blocked).
+#[derive(Debug, Clone)]
+pub struct CompiledGuardrails {
+    /// `emergency_signs`.
+    pub emergency: Option<Vec<super::safety::signs::Sign>>,
+    /// `crisis_signs`.
+    pub crisis: Option<Vec<super::safety::signs::Sign>>,
+    /// `blocked_replies`.
+    pub blocked: Option<Vec<regex::Regex>>,
+}
+
+impl Guardrails {
+    /// The scenario's own signs and blocked patterns, compiled the first time they are needed.
+    pub fn compiled(&self) -> &CompiledGuardrails {
+        self.compiled.get_or_init(|| {
+            let signs = |texts: &[String]| super::safety::compile_signs(texts).ok();
+            CompiledGuardrails {
+                emergency: signs(&self.emergency_signs),
+                crisis: signs(&self.crisis_signs),
+                blocked: self
+                    .blocked_replies
+                    .iter()
+                    .map(|p| regex::Regex::new(p))
+                    .collect::<Result<_, _>>()
+                    .ok(),
+            }
+        })
+    }
 }
 
 impl Default for Guardrails {
@@ -273,6 +307,7 @@ impl Default for Guardrails {
             crisis_reply: None,
             blocked_replies: Vec::new(),
             safe_reply: None,
+            compiled: std::sync::OnceLock::new(),
         }
     }
 }

@@ -101,6 +101,31 @@ async fn stubbed_failures_and_slot_assertions_can_fail_a_test() {
     assert_eq!(result.checks["slot_was_set"], (0, 1));
 }
 
+#[test]
+fn own_signs_and_patterns_that_do_not_compile_fail_closed() {
+    // Loading refuses them; a scenario changed in code after loading escalates and blocks instead of skipping.
+    let mut scenario = shipped("general");
+    scenario.guardrails.crisis_signs = vec!["@NO_SUCH_CLASS".into()];
+    scenario.guardrails.blocked_replies = vec!["(unclosed".into()];
+    scenario.guardrails.compiled = Default::default();
+    assert_eq!(
+        sauti::dialogue::safety::screen(&scenario, "habari za asubuhi"),
+        Some(sauti::dialogue::safety::SafetyCase::Crisis)
+    );
+    let blocked = sauti::dialogue::guardrails::screen_reply(&scenario, "Karibu sana!", "asante");
+    assert!(matches!(
+        blocked,
+        Some((sauti::dialogue::guardrails::Blocked::Pattern, _))
+    ));
+    // The shipped scenario itself: compiled once, nothing escalated for a greeting.
+    let shipped = shipped("general");
+    assert_eq!(
+        sauti::dialogue::safety::screen(&shipped, "habari za asubuhi"),
+        None
+    );
+    assert!(shipped.guardrails.compiled().crisis.is_some());
+}
+
 /// Write `source` to `file`, run `sauti scenario check` on it, require a failure and return what it printed.
 fn refused_by_check(file: &Path, source: &str) -> String {
     std::fs::write(file, source).unwrap();

@@ -166,9 +166,14 @@ pub fn explain(scenario: &Scenario, text: &str) -> Option<(SafetyCase, String)> 
             .find(|s| s.matches(&turn))
             .map(|s| s.text.clone())
     };
-    let own = |texts: &[String]| compile_signs(texts).ok().and_then(|signs| first(&signs));
-    let g = &scenario.guardrails;
-    if let Some(sign) = own(&g.crisis_signs) {
+    // The scenario's own signs, compiled once; a list that did not compile (only a scenario that skipped the
+    // load-time checks can have one) fails closed: it matches every turn.
+    let own = |signs: &Option<Vec<Sign>>| match signs {
+        Some(signs) => first(signs),
+        None => Some("(the scenario's own signs, which do not compile)".to_string()),
+    };
+    let compiled = scenario.guardrails.compiled();
+    if let Some(sign) = own(&compiled.crisis) {
         return Some((SafetyCase::Crisis, sign));
     }
     // Something past and over: a past marker, and either a recovery or nothing that says it is happening now.
@@ -187,7 +192,7 @@ pub fn explain(scenario: &Scenario, text: &str) -> Option<(SafetyCase, String)> 
             return Some((SafetyCase::Emergency(category.id.clone()), sign));
         }
     }
-    own(&g.emergency_signs)
+    own(&compiled.emergency)
         .filter(|_| !resolved)
         .map(|sign| (SafetyCase::Emergency("scenario".into()), sign))
 }
