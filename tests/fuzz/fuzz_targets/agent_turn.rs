@@ -1,5 +1,6 @@
-//! Any caller turn: the safety screen, the secret masker and the number parser accept it; a masked turn keeps no
-//! digit; offered spans fall on character boundaries.
+//! Any caller turn: the reading of Sheng and English words, the safety screen, the secret masker, the repair
+//! checks and the number parser accept it; the reading keeps every digit in order; a masked turn keeps no digit;
+//! offered spans fall on character boundaries.
 #![no_main]
 
 mod malloc_limit;
@@ -7,7 +8,7 @@ mod malloc_limit;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sauti::dialogue::numbers;
+use sauti::dialogue::{numbers, repair};
 use sauti::dialogue::safety::{self, secrets};
 use sauti::dialogue::scenario::{parse, Scenario};
 
@@ -24,6 +25,12 @@ fn scenario() -> &'static Scenario {
 }
 
 fuzz_target!(|text: &str| {
+    let read = scenario().reading.current().read(text);
+    let digits = |t: &str| t.chars().filter(char::is_ascii_digit).collect::<String>();
+    assert_eq!(digits(&read), digits(text), "{text:?} read as {read:?}");
+    let _ = safety::screen(scenario(), &read);
+    let _ = secrets::offers(&read);
+    let _ = (repair::asks_to_repeat(text), repair::calls_off(text));
     let _ = safety::screen(scenario(), text);
     let _ = numbers::amount(text);
     let _ = numbers::digit_strings(text);
