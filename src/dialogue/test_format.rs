@@ -28,7 +28,7 @@ pub struct TestFixture {
     /// Slots already filled, by name.
     #[serde(default)]
     pub slots: BTreeMap<String, String>,
-    /// A flow under way, at its first step the filled slots leave to do.
+    /// A flow under way, at the first step the filled slots leave to do (its replies before it already said).
     #[serde(default)]
     pub flow: Option<String>,
 }

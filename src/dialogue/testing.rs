@@ -142,8 +142,8 @@ impl<'a> Conversation<'a> {
         }
     }
 
-    /// Start from `slots` filled and, when `flow` is given, that flow under way at its first step the slots
-    /// leave to do (or why it cannot be).
+    /// Start from `slots` filled and, when `flow` is given, that flow under way at the first step the slots leave
+    /// to do that is not just something said (or why it cannot be).
     pub fn start_at(
         &mut self,
         slots: &BTreeMap<String, String>,
@@ -163,7 +163,11 @@ impl<'a> Conversation<'a> {
         let step = flow
             .steps
             .iter()
-            .position(|s| !matches!(s, Step::Collect(slot) if slots.contains_key(slot)))
+            .position(|s| match s {
+                Step::Collect(slot) => !slots.contains_key(slot),
+                Step::Reply(_) => false,
+                _ => true,
+            })
             .unwrap_or(flow.steps.len());
         self.session.flow = Some(ActiveFlow {
             flow: id.to_string(),
