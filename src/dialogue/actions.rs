@@ -159,13 +159,25 @@ impl ActionRunner for HttpActions {
     }
 }
 
-/// Records calls and answers `{}`: what `sauti scenario test` uses, so tests never reach real services.
+/// Records calls and answers `{}`, or what a test stubbed for the action (a failure, a timeout, a result): what
+/// `sauti scenario test` uses, so tests never reach real services.
 #[derive(Debug, Default)]
 pub struct RecordingActions {
     calls: Mutex<Vec<(String, Map<String, Value>)>>,
+    stubs: std::collections::BTreeMap<String, super::test_format::StubbedAction>,
 }
 
 impl RecordingActions {
+    /// Actions that answer as `stubs` say (the others `{}`).
+    pub fn stubbed(
+        stubs: std::collections::BTreeMap<String, super::test_format::StubbedAction>,
+    ) -> Self {
+        Self {
+            calls: Mutex::default(),
+            stubs,
+        }
+    }
+
     /// The calls so far, oldest first, and forget them.
     pub fn take(&self) -> Vec<(String, Map<String, Value>)> {
         std::mem::take(&mut *self.calls.lock().unwrap_or_else(|p| p.into_inner()))
@@ -176,13 +188,22 @@ impl ActionRunner for RecordingActions {
     fn call<'a>(
         &'a self,
         name: &'a str,
-        _action: &'a Action,
+        action: &'a Action,
         arguments: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<ActionResult, ActionError>> {
+        use super::test_format::StubbedAction;
         self.calls
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push((name.to_string(), arguments.clone()));
-        Box::pin(async { Ok(Map::new()) })
+        let outcome = match self.stubs.get(name) {
+            None => Ok(Map::new()),
+            Some(StubbedAction::Result(result)) => Ok(result.clone()),
+            Some(StubbedAction::Outcome(o)) if o == "timeout" => {
+                Err(ActionError::Timeout(action.timeout_ms))
+            }
+            Some(StubbedAction::Outcome(o)) => Err(ActionError::Failed(format!("stubbed: {o}"))),
+        };
+        Box::pin(async move { outcome })
     }
 }

@@ -3,14 +3,11 @@
 //! time out or answer a value, and every assertion counted by kind.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use serde_json::{Map, Value};
-
-use super::actions::{ActionError, ActionResult, ActionRunner};
-use super::scenario::{Action, OneOrMany, Scenario, Step, StubbedAction, TestConversation};
+use super::scenario::{OneOrMany, Scenario, Step, StubbedAction, TestConversation};
 use super::{
-    converse, ActiveFlow, BoxFuture, DialogueBackend, DialogueError, Reply, ScenarioBackend,
+    converse, ActiveFlow, DialogueBackend, DialogueError, RecordingActions, Reply, ScenarioBackend,
     Session,
 };
 
@@ -76,47 +73,10 @@ pub fn check_reply(
     }
 }
 
-/// Actions a test runs: recorded, never sent; those stubbed answer as the test says.
-#[derive(Debug, Default)]
-pub struct TestActions {
-    stubs: BTreeMap<String, StubbedAction>,
-    calls: Mutex<Vec<String>>,
-}
-
-impl TestActions {
-    /// The names called so far, oldest first, and forget them.
-    pub fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.calls.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-}
-
-impl ActionRunner for TestActions {
-    fn call<'a>(
-        &'a self,
-        name: &'a str,
-        action: &'a Action,
-        _arguments: &'a Map<String, Value>,
-    ) -> BoxFuture<'a, Result<ActionResult, ActionError>> {
-        self.calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(name.to_string());
-        let outcome = match self.stubs.get(name) {
-            None => Ok(Map::new()),
-            Some(StubbedAction::Result(result)) => Ok(result.clone()),
-            Some(StubbedAction::Outcome(o)) if o == "timeout" => {
-                Err(ActionError::Timeout(action.timeout_ms))
-            }
-            Some(StubbedAction::Outcome(o)) => Err(ActionError::Failed(format!("stubbed: {o}"))),
-        };
-        Box::pin(async move { outcome })
-    }
-}
-
 /// A conversation with the embedded engine in a fresh session; actions are recorded, not sent.
 pub struct Conversation<'a> {
     scenario: &'a Scenario,
-    actions: Arc<TestActions>,
+    actions: Arc<RecordingActions>,
     backend: ScenarioBackend,
     /// The session, for checks on its slots.
     pub session: Session,
@@ -130,10 +90,7 @@ impl<'a> Conversation<'a> {
 
     /// A new conversation whose actions in `stubs` answer as set there.
     pub fn with_actions(scenario: &'a Scenario, stubs: BTreeMap<String, StubbedAction>) -> Self {
-        let actions = Arc::new(TestActions {
-            stubs,
-            calls: Mutex::default(),
-        });
+        let actions = Arc::new(RecordingActions::stubbed(stubs));
         Self {
             scenario,
             backend: ScenarioBackend::new(actions.clone()),
@@ -187,7 +144,8 @@ impl<'a> Conversation<'a> {
             None,
         )
         .await?;
-        Ok((reply, self.actions.take()))
+        let called = self.actions.take().into_iter().map(|(name, _)| name);
+        Ok((reply, called.collect()))
     }
 }
 
