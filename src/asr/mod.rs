@@ -205,26 +205,36 @@ pub trait Recognizer: Send + Sync {
         samples: &[f32],
         language: &str,
         cancel: &crate::cancel::Cancel,
-    ) -> Result<Transcript, AsrError>;
+    ) -> Result<Transcript, AsrError> {
+        self.recognise(
+            samples,
+            language,
+            Task::Transcribe,
+            &Hints::default(),
+            cancel,
+        )
+    }
 
     /// Speech in `language` written as English (Whisper's translate task), stopping like
-    /// [`Recognizer::transcribe_until`]. Engines that only transcribe say so.
+    /// [`Recognizer::transcribe_until`].
     fn translate_until(
         &self,
         samples: &[f32],
         language: &str,
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
-        let _ = (samples, cancel);
-        Err(AsrError::Unavailable(format!(
-            "the {} engine that recognises {language:?} transcribes only; translation needs a multilingual \
-             Whisper model",
-            self.engine()
-        )))
+        self.recognise(
+            samples,
+            language,
+            Task::Translate,
+            &Hints::default(),
+            cancel,
+        )
     }
 
-    /// `task` with `hints`: Whisper reads them as the text before the audio, CTC models as words to favour.
-    /// Engines that take no hints do the task without them.
+    /// `task` with `hints`, stopping like [`Recognizer::transcribe_until`]: Whisper reads the hints as the text
+    /// before the audio, CTC models as words to favour. Engines that only transcribe answer a translation with
+    /// [`transcribes_only`].
     fn recognise(
         &self,
         samples: &[f32],
@@ -232,13 +242,7 @@ pub trait Recognizer: Send + Sync {
         task: Task,
         hints: &Hints,
         cancel: &crate::cancel::Cancel,
-    ) -> Result<Transcript, AsrError> {
-        let _ = hints;
-        match task {
-            Task::Transcribe => self.transcribe_until(samples, language, cancel),
-            Task::Translate => self.translate_until(samples, language, cancel),
-        }
-    }
+    ) -> Result<Transcript, AsrError>;
 
     /// The engine's name, for metrics and logs.
     fn engine(&self) -> &'static str;
@@ -248,6 +252,14 @@ pub trait Recognizer: Send + Sync {
     fn engine_for(&self, _language: &str) -> &'static str {
         self.engine()
     }
+}
+
+/// Why an engine that only transcribes cannot translate `language`.
+pub fn transcribes_only(engine: &str, language: &str) -> AsrError {
+    AsrError::Unavailable(format!(
+        "the {engine} engine that recognises {language:?} transcribes only; translation needs a multilingual \
+         Whisper model"
+    ))
 }
 
 /// The languages a loaded recognizer serves and the engine that serves each (none when nothing loaded).

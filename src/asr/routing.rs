@@ -205,30 +205,8 @@ fn loaded(
 }
 
 impl Recognizer for Routed {
-    fn transcribe_until(
-        &self,
-        samples: &[f32],
-        language: &str,
-        cancel: &crate::cancel::Cancel,
-    ) -> Result<Transcript, AsrError> {
-        self.model_for(language)
-            .map_err(AsrError::Unavailable)?
-            .transcribe_until(samples, language, cancel)
-    }
-
-    /// Translation is Whisper's alone, whichever model transcribes the language.
-    fn translate_until(
-        &self,
-        samples: &[f32],
-        language: &str,
-        cancel: &crate::cancel::Cancel,
-    ) -> Result<Transcript, AsrError> {
-        self.whisper
-            .as_ref()
-            .map_err(|why| AsrError::Unavailable(format!("translation needs Whisper: {why}")))?
-            .translate_until(samples, language, cancel)
-    }
-
+    /// Translation is Whisper's alone, whichever model transcribes the language; Whisper's words are aligned
+    /// where a CTC route aligns the language.
     fn recognise(
         &self,
         samples: &[f32],

@@ -36,10 +36,12 @@ impl Gated {
 }
 
 impl Recognizer for Gated {
-    fn transcribe_until(
+    fn recognise(
         &self,
         samples: &[f32],
         _language: &str,
+        _task: crate::asr::Task,
+        _hints: &crate::asr::Hints,
         _cancel: &Cancel,
     ) -> Result<Transcript, AsrError> {
         match samples.first() {

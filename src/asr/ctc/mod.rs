@@ -311,21 +311,6 @@ impl Ctc {
 const MAX_HOTWORDS: usize = 2_000;
 
 impl Recognizer for Ctc {
-    fn transcribe_until(
-        &self,
-        samples: &[f32],
-        language: &str,
-        cancel: &crate::cancel::Cancel,
-    ) -> Result<Transcript, AsrError> {
-        self.recognise(
-            samples,
-            language,
-            Task::Transcribe,
-            &Hints::default(),
-            cancel,
-        )
-    }
-
     fn recognise(
         &self,
         samples: &[f32],
@@ -335,7 +320,7 @@ impl Recognizer for Ctc {
         cancel: &crate::cancel::Cancel,
     ) -> Result<Transcript, AsrError> {
         if task == Task::Translate {
-            return self.translate_until(samples, language, cancel);
+            return Err(super::transcribes_only(self.engine(), language));
         }
         let words = self.words_with(samples, hints, cancel)?;
         Ok(Transcript::from_words(words, SEGMENT_PAUSE_SECONDS))

@@ -387,36 +387,6 @@ impl Whisper {
 }
 
 impl Recognizer for Whisper {
-    fn transcribe_until(
-        &self,
-        samples: &[f32],
-        language: &str,
-        cancel: &crate::cancel::Cancel,
-    ) -> Result<Transcript, AsrError> {
-        self.recognise(
-            samples,
-            language,
-            Task::Transcribe,
-            &Hints::default(),
-            cancel,
-        )
-    }
-
-    fn translate_until(
-        &self,
-        samples: &[f32],
-        language: &str,
-        cancel: &crate::cancel::Cancel,
-    ) -> Result<Transcript, AsrError> {
-        self.recognise(
-            samples,
-            language,
-            Task::Translate,
-            &Hints::default(),
-            cancel,
-        )
-    }
-
     fn recognise(
         &self,
         samples: &[f32],
