@@ -15,6 +15,14 @@ pub struct Vocabulary {
     pub unknown: Option<u32>,
 }
 
+impl Vocabulary {
+    /// The id of the one-letter token `c` (not the blank nor the word delimiter), if the model has one.
+    pub fn letter(&self, c: char) -> Option<u32> {
+        let id = self.tokens.iter().position(|t| t.chars().eq([c]))? as u32;
+        (id != self.blank && Some(id) != self.delimiter).then_some(id)
+    }
+}
+
 /// One recognised word and the frames it spans: `start` inclusive, `end` exclusive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrameWord {

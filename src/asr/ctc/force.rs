@@ -21,14 +21,7 @@ pub struct AlignedWord {
 fn spelled(word: &str, vocabulary: &Vocabulary) -> Vec<u32> {
     word.to_lowercase()
         .chars()
-        .filter_map(|c| {
-            vocabulary
-                .tokens
-                .iter()
-                .position(|t| t.chars().eq([c]))
-                .map(|id| id as u32)
-                .filter(|&id| id != vocabulary.blank && Some(id) != vocabulary.delimiter)
-        })
+        .filter_map(|c| vocabulary.letter(c))
         .collect()
 }
 

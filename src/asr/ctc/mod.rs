@@ -290,12 +290,10 @@ impl Ctc {
             let spelled: String = text
                 .to_lowercase()
                 .chars()
-                .map(
-                    |c| match self.vocabulary.tokens.iter().any(|t| t.chars().eq([c])) {
-                        true => c,
-                        false => ' ',
-                    },
-                )
+                .map(|c| match self.vocabulary.letter(c) {
+                    Some(_) => c,
+                    None => ' ',
+                })
                 .collect();
             for word in spelled.split_whitespace() {
                 if !words.iter().any(|w| w == word) && words.len() < MAX_HOTWORDS {
