@@ -262,15 +262,11 @@ fn check_guardrails(scenario: &Scenario, out: &mut Vec<Problem>) {
             "medical",
         ));
     }
-    for (field, signs) in [
-        ("emergency_signs", &g.emergency_signs),
-        ("crisis_signs", &g.crisis_signs),
-    ] {
-        if let Err(e) = super::safety::compile_signs(signs) {
-            out.push(problem(format!("guardrails: {field}: {e}"), field));
-        }
+    let rules = scenario.safety.current();
+    if let Err((field, message)) = g.compile(&rules) {
+        out.push(problem(format!("guardrails: {field}: {message}"), field));
     }
-    let lexicon = super::safety::Lexicon::built_in();
+    let lexicon = &rules.lexicon;
     for category in g.emergency_advice.keys() {
         if lexicon.category(category).is_none_or(|c| c.crisis) {
             let known: Vec<&str> = lexicon
@@ -293,14 +289,6 @@ fn check_guardrails(scenario: &Scenario, out: &mut Vec<Problem>) {
             "guardrails: blocked_replies need a safe_reply",
             "blocked_replies",
         ));
-    }
-    for pattern in &g.blocked_replies {
-        if let Err(e) = regex::Regex::new(pattern) {
-            out.push(problem(
-                format!("guardrails: blocked reply pattern does not compile: {e}"),
-                pattern.clone(),
-            ));
-        }
     }
 }
 

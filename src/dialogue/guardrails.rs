@@ -1,7 +1,7 @@
 //! Guardrails every backend's turns pass through: emergencies first, secrets never asked for nor repeated,
 //! no diagnoses and no doses where the scenario says so, and the author's own blocked patterns.
 
-use super::safety::secrets::{self, SECRET_NAME as SECRET};
+use super::safety::SafetyRules;
 use super::scenario::Scenario;
 
 /// Why an outgoing reply was replaced.
@@ -22,22 +22,23 @@ pub fn screen_reply(
     user_text: &str,
 ) -> Option<(Blocked, String)> {
     let g = &scenario.guardrails;
+    let rules = scenario.safety.current();
     let fallback = || scenario.fallback.first().cloned().unwrap_or_default();
     let safe = || g.safe_reply.clone().unwrap_or_else(fallback);
-    if g.secrets && (asks_for_secret(reply) || repeats_secret(reply, user_text)) {
+    if g.secrets && (rules.secrets.asks_for(reply) || repeats_secret(&rules, reply, user_text)) {
         return Some((
             Blocked::Secret,
             g.secret_warning.clone().unwrap_or_else(safe),
         ));
     }
-    if g.medical && medical_advice(reply) {
+    if g.medical && rules.medical_advice(reply) {
         return Some((
             Blocked::Medical,
             g.medical_notice.clone().unwrap_or_else(safe),
         ));
     }
     // Compiled once; patterns that do not compile (refused at load) block every reply rather than none.
-    let blocked = match &g.compiled().blocked {
+    let blocked = match &g.compiled(&rules).blocked {
         Some(patterns) => patterns.iter().any(|re| re.is_match(reply)),
         None => true,
     };
@@ -47,33 +48,10 @@ pub fn screen_reply(
     None
 }
 
-/// A reply that asks the user to say or send a secret. A sentence that warns against it (`usi…`, `kamwe`,
-/// `never`) is not an ask.
-pub fn asks_for_secret(reply: &str) -> bool {
-    let ask = re!(&format!(
-        r"(?i)\b(?:nipe|nipatie|niambie|nitajie|nitumie|naomba|taja|tamka|sema|tuma|give\s+me|tell\s+me|send(?:\s+me)?|share|provide|type|enter|confirm)\b[^.?!]{{0,40}}\b{SECRET}\b"
-    ));
-    let write_here = re!(&format!(
-        r"(?i)\b(?:andika|ingiza|weka)\b[^.?!]{{0,20}}\b{SECRET}\b[^.?!]{{0,20}}\b(?:hapa|kwangu|here)\b"
-    ));
-    let question = re!(&format!(
-        r"(?i)\b{SECRET}\b\s+(?:yako|lako|your)\b[^.?!]{{0,20}}(?:\bni\s+(?:nini|ipi|gani)\b|\?)|\bwhat\s+is\s+your\s+{SECRET}"
-    ));
-    let warning = re!(
-        r"(?i)\b(?:usi\w*|kamwe|never|don't|do\s+not|haitakuuliza|hatutakuuliza|hatakuuliza)\b"
-    );
-    reply
-        .split_inclusive(['.', '?', '!'])
-        .filter(|sentence| !warning.is_match(sentence))
-        .any(|sentence| {
-            ask.is_match(sentence) || write_here.is_match(sentence) || question.is_match(sentence)
-        })
-}
-
 /// A reply containing a value the user offered as a secret (or any code of three or more digits of a turn
 /// that offered one).
-fn repeats_secret(reply: &str, user_text: &str) -> bool {
-    let offered = secrets::offered(user_text);
+fn repeats_secret(rules: &SafetyRules, reply: &str, user_text: &str) -> bool {
+    let offered = rules.secrets.offered(user_text);
     if offered.is_empty() {
         return false;
     }
@@ -85,31 +63,17 @@ fn repeats_secret(reply: &str, user_text: &str) -> bool {
         .any(|value| lower_reply.contains(&value.to_lowercase()))
 }
 
-/// A reply that names a dose or a diagnosis.
-pub fn medical_advice(reply: &str) -> bool {
-    let patterns = [
-        re!(
-            r"(?i)\b\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|ml|milligrams?|millilitres?|milliliters?|miligramu|mililita)\b"
-        ),
-        re!(
-            r"(?i)\b(?:\d+|moja|mbili|tatu|nusu|one|two|three|half)\s+(?:kidonge|vidonge|tembe|tablets?|capsules?|pills?)\b"
-        ),
-        re!(r"(?i)\b(?:kidonge|vidonge|tembe)\s+(?:\d+|kimoja|viwili|vitatu)\b"),
-        re!(r"(?i)\bmara\s+(?:\d+|moja|mbili|tatu|nne)\s+(?:kwa|kila)\s+(?:siku|saa)\b"),
-        re!(r"(?i)\b(?:\d+|once|twice|three)\s+times\s+(?:a|per)\s+day\b"),
-        re!(
-            r"(?i)\b(?:una|ana|mna|wana|unaugua|anaugua|umeambukizwa|ameambukizwa)\s+(?:ugonjwa\s+wa\s+)?(?:malaria|kisukari|kifua\s+kikuu|homa\s+ya\s+matumbo|nimonia|kipindupindu|saratani|ukimwi|vvu|pumu|typhoid|tb)\b"
-        ),
-        re!(
-            r"(?i)\b(?:you|he|she|they|your\s+child)\s+(?:probably\s+|likely\s+|definitely\s+)?(?:have|has)\s+(?:malaria|diabetes|tuberculosis|typhoid|pneumonia|cholera|cancer|hiv|asthma)\b"
-        ),
-    ];
-    patterns.iter().any(|p| p.is_match(reply))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn asks_for_secret(reply: &str) -> bool {
+        SafetyRules::built_in().secrets.asks_for(reply)
+    }
+
+    fn medical_advice(reply: &str) -> bool {
+        SafetyRules::built_in().medical_advice(reply)
+    }
 
     #[test]
     fn replies_asking_for_secrets_or_giving_doses_are_caught() {

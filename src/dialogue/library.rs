@@ -1,15 +1,19 @@
 //! The scenarios in use: loaded from a directory at start, embedded copies when the directory lacks a file,
 //! and reloaded when a file changes. An edit that does not pass the checks is refused: the last good version
-//! stays in use and the problem is logged with its file and line. The reading of Sheng and English words
-//! (`language/reading.toml`, [`super::reading`]) is loaded and reloaded the same way, shared by every scenario.
+//! stays in use and the problem is logged with its file and line. The language files (`language/reading.toml`
+//! and `language/safety.toml`, [`super::language`]) are loaded and reloaded the same way, shared by every
+//! scenario; new safety rules are also refused when a scenario in use does not compile against them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
-use super::reading::{self, Reading, SharedReading};
+use super::language::{load_file, Language, LanguageFile};
+use super::reading::Reading;
+use super::safety::{SafetyRules, SharedSafety};
 use super::scenario::{self, Scenario, ScenarioError};
+use super::shared::Shared;
 
 /// The scenarios shipped in the binary, used when the directory has no file of that name.
 pub const EMBEDDED: [(&str, &str); 3] = [
@@ -35,26 +39,29 @@ pub struct ScenarioLibrary {
     entries: Arc<RwLock<BTreeMap<String, Entry>>>,
     /// Files whose current version was refused, so each broken edit is reported once.
     refused: Arc<RwLock<BTreeMap<PathBuf, SystemTime>>>,
-    /// The reading every scenario uses, and the version of its file in use (none: the built-in one).
-    reading: SharedReading,
-    reading_stamp: Arc<RwLock<Option<SystemTime>>>,
+    /// The language files every scenario uses, and the version of each file in use (none: the built-in one).
+    language: Language,
+    stamps: Arc<RwLock<BTreeMap<&'static str, Option<SystemTime>>>>,
 }
 
 impl ScenarioLibrary {
     /// Load the embedded scenarios, then every `*.toml` in `dir` (when given) over them. A file that fails its
     /// checks at start is an error: the operator sees it before serving.
     pub fn load(dir: Option<&Path>) -> Result<Self, ScenarioError> {
-        let (shared, stamp) = match dir.map(|d| d.join(reading::FILE)).filter(|p| p.exists()) {
-            Some(path) => (
-                SharedReading::new(Arc::new(load_reading(&path)?)),
-                Some(modified(&path)),
-            ),
-            None => (SharedReading::default(), None),
+        let language = Language::of_folder(dir)?;
+        let stamp = |file: &str| {
+            dir.map(|d| d.join(file))
+                .filter(|p| p.exists())
+                .map(|p| modified(&p))
         };
+        let stamps = BTreeMap::from([
+            (Reading::FILE, stamp(Reading::FILE)),
+            (SafetyRules::FILE, stamp(SafetyRules::FILE)),
+        ]);
         let mut entries = BTreeMap::new();
         for (id, source) in EMBEDDED {
-            let mut scenario = scenario::parse(&format!("(embedded) {id}.toml"), source, Some(id))?;
-            scenario.reading = shared.clone();
+            let scenario =
+                scenario::parse_in(&format!("(embedded) {id}.toml"), source, Some(id), &language)?;
             entries.insert(
                 id.to_string(),
                 Entry {
@@ -65,8 +72,7 @@ impl ScenarioLibrary {
         }
         if let Some(dir) = dir {
             for path in toml_files(dir) {
-                let mut scenario = scenario::load(&path)?;
-                scenario.reading = shared.clone();
+                let scenario = scenario::load_in(&path, &language)?;
                 let modified = modified(&path);
                 entries.insert(
                     scenario.id.clone(),
@@ -81,43 +87,56 @@ impl ScenarioLibrary {
             dir: dir.map(Path::to_path_buf),
             entries: Arc::new(RwLock::new(entries)),
             refused: Arc::default(),
-            reading: shared,
-            reading_stamp: Arc::new(RwLock::new(stamp)),
+            language,
+            stamps: Arc::new(RwLock::new(stamps)),
         })
     }
 
     /// The reading of Sheng and English words in use.
     pub fn reading(&self) -> Arc<Reading> {
-        self.reading.current()
+        self.language.reading.current()
     }
 
-    /// Reload `language/reading.toml` if it changed (back to the built-in reading if it was removed); a copy that
-    /// does not load is refused, once, and the reading in use stays.
-    fn reload_reading(&self, dir: &Path) -> Option<ScenarioError> {
-        let path = dir.join(reading::FILE);
+    /// The safety rules in use, shared: a holder sees every reload.
+    pub fn safety(&self) -> SharedSafety {
+        self.language.safety.clone()
+    }
+
+    /// Reload a language file if it changed (back to the built-in one if it was removed). A copy that does not
+    /// load, or that `fits` refuses, is refused once, and the one in use stays.
+    fn reload_language<T: LanguageFile>(
+        &self,
+        dir: &Path,
+        cell: &Shared<T>,
+        fits: impl Fn(&T) -> Result<(), String>,
+    ) -> Option<ScenarioError> {
+        let path = dir.join(T::FILE);
         let stamp = path.exists().then(|| modified(&path));
-        let mut current = self
-            .reading_stamp
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut stamps = self.stamps.write().unwrap_or_else(|p| p.into_inner());
         let refused = self.refused.read().unwrap_or_else(|p| p.into_inner());
-        if *current == stamp || stamp.is_some_and(|s| refused.get(&path) == Some(&s)) {
+        let current = stamps.get(T::FILE).copied().flatten();
+        if current == stamp || stamp.is_some_and(|s| refused.get(&path) == Some(&s)) {
             return None;
         }
         drop(refused);
         let Some(stamp) = stamp else {
-            self.reading.replace(Reading::built_in());
-            *current = None;
-            tracing::info!(
-                "the scenarios folder has no reading file; the built-in reading is in use"
-            );
+            cell.replace(T::built_in());
+            stamps.insert(T::FILE, None);
+            tracing::info!(file = T::FILE, "the scenarios folder has no copy; the built-in {} are in use", T::WHAT);
             return None;
         };
-        match load_reading(&path) {
+        let loaded = load_file::<T>(&path).and_then(|loaded| {
+            fits(&loaded).map(|()| loaded).map_err(|message| ScenarioError {
+                file: path.display().to_string(),
+                line: 1,
+                message,
+            })
+        });
+        match loaded {
             Ok(loaded) => {
-                tracing::info!(file = %path.display(), entries = loaded.len(), "reading reloaded");
-                self.reading.replace(Arc::new(loaded));
-                *current = Some(stamp);
+                tracing::info!(file = %path.display(), entries = loaded.entries(), "{} reloaded", T::WHAT);
+                cell.replace(Arc::new(loaded));
+                stamps.insert(T::FILE, Some(stamp));
                 None
             }
             Err(error) => {
@@ -125,13 +144,27 @@ impl ScenarioLibrary {
                     file = error.file,
                     line = error.line,
                     problem = error.message,
-                    "reading edit refused; the reading in use stays"
+                    "{} edit refused; the ones in use stay",
+                    T::WHAT
                 );
                 let mut refused = self.refused.write().unwrap_or_else(|p| p.into_inner());
                 refused.insert(path, stamp);
                 Some(error)
             }
         }
+    }
+
+    /// Whether every scenario in use compiles its own signs against `rules`.
+    fn scenarios_fit(&self, rules: &SafetyRules) -> Result<(), String> {
+        let entries = self.entries.read().unwrap_or_else(|p| p.into_inner());
+        for (id, entry) in entries.iter() {
+            if let Err((field, problem)) = entry.scenario.guardrails.compile(rules) {
+                return Err(format!(
+                    "the scenario {id:?} does not work with these rules: guardrails: {field}: {problem}"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A scenario by id.
@@ -151,7 +184,11 @@ impl ScenarioLibrary {
         let Some(dir) = &self.dir else {
             return Vec::new();
         };
-        let mut problems: Vec<ScenarioError> = self.reload_reading(dir).into_iter().collect();
+        let mut problems: Vec<ScenarioError> = Vec::new();
+        problems.extend(self.reload_language(dir, &self.language.reading, |_| Ok(())));
+        problems.extend(self.reload_language(dir, &self.language.safety, |rules| {
+            self.scenarios_fit(rules)
+        }));
         for path in toml_files(dir) {
             let stamp = modified(&path);
             let unchanged = {
@@ -167,9 +204,8 @@ impl ScenarioLibrary {
             if unchanged {
                 continue;
             }
-            match scenario::load(&path) {
-                Ok(mut scenario) => {
-                    scenario.reading = self.reading.clone();
+            match scenario::load_in(&path, &self.language) {
+                Ok(scenario) => {
                     tracing::info!(scenario = scenario.id, file = %path.display(), "scenario reloaded");
                     let mut entries = self.entries.write().unwrap_or_else(|p| p.into_inner());
                     entries.insert(
@@ -195,21 +231,6 @@ impl ScenarioLibrary {
         }
         problems
     }
-}
-
-/// A reading file, or why it was refused (as a scenario error: file, line, message).
-fn load_reading(path: &Path) -> Result<Reading, ScenarioError> {
-    let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        line: 1,
-        message: format!("cannot read: {e}"),
-    })?;
-    Reading::parse(&file, &source).map_err(|e| ScenarioError {
-        file: e.file,
-        line: e.line,
-        message: e.message,
-    })
 }
 
 /// The `.toml` files of a folder, sorted (none when it cannot be read).
@@ -245,7 +266,7 @@ mod tests {
     fn the_reading_file_loads_reloads_and_refuses_a_broken_edit() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("language")).unwrap();
-        let file = dir.path().join(reading::FILE);
+        let file = dir.path().join(super::super::reading::FILE);
         std::fs::write(&file, "[words]\nmsela = \"mtu\"\n").unwrap();
         let library = ScenarioLibrary::load(Some(dir.path())).unwrap();
         let general = library.get("general").unwrap();

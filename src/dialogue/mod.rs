@@ -6,8 +6,10 @@ pub mod check;
 pub mod engine;
 pub mod eval;
 pub mod greetings;
+pub mod guardrail_settings;
 pub mod guardrails;
 pub mod intents;
+pub mod language;
 pub mod library;
 pub mod numbers;
 pub mod openai;
@@ -16,6 +18,7 @@ pub mod repair;
 pub mod safety;
 pub mod scenario;
 pub mod settings;
+pub mod shared;
 pub mod slots;
 pub mod template;
 pub mod test_format;
@@ -183,10 +186,11 @@ pub async fn converse(
     // Safety sees the turn as read: Sheng words and English verbs in Swahili morphology as the Swahili its signs
     // know (the past-and-over rule then reads their tense); English on its own stays for the English signs.
     let read = scenario.reading.current().read(text);
-    let offered = g.secrets && (safety::secrets::offers(text) || safety::secrets::offers(&read));
+    let rules = scenario.safety.current();
+    let offered = g.secrets && (rules.secrets.offers(text) || rules.secrets.offers(&read));
     let remembered = if offered {
-        session.offered.extend(safety::secrets::digests(text));
-        safety::secrets::mask(text)
+        session.offered.extend(rules.secrets.digests(text));
+        rules.secrets.mask(text)
     } else {
         text.to_string()
     };
@@ -209,10 +213,7 @@ pub async fn converse(
         }
     } else if offered {
         Reply {
-            text: g
-                .secret_warning
-                .clone()
-                .unwrap_or_else(|| DEFAULT_SECRET_WARNING.to_string()),
+            text: safety::secret_warning(scenario),
             outcome: "secret".into(),
             actions: Vec::new(),
         }
@@ -242,9 +243,7 @@ pub async fn converse(
         let screened = if repeats_earlier {
             Some((
                 guardrails::Blocked::Secret,
-                g.secret_warning
-                    .clone()
-                    .unwrap_or_else(|| DEFAULT_SECRET_WARNING.to_string()),
+                safety::secret_warning(scenario),
             ))
         } else {
             guardrails::screen_reply(scenario, &reply.text, text)
@@ -275,9 +274,9 @@ fn last_reply(session: &Session) -> Option<String> {
 }
 
 /// What of a caller's turn may be kept, logged or echoed: the turn with any offered secret masked.
-pub fn shareable(text: &str) -> String {
-    if safety::secrets::offers(text) {
-        safety::secrets::mask(text)
+pub fn shareable(rules: &safety::SafetyRules, text: &str) -> String {
+    if rules.secrets.offers(text) {
+        rules.secrets.mask(text)
     } else {
         text.to_string()
     }

@@ -13,7 +13,7 @@
 //! Everything else of the turn (numbers, punctuation, names) stays as it was written.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
@@ -256,29 +256,11 @@ fn word_spans(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// The reading in use, shared by every scenario of a library and swapped when its file is reloaded.
-#[derive(Debug, Clone)]
-pub struct SharedReading(Arc<RwLock<Arc<Reading>>>);
+pub type SharedReading = super::shared::Shared<Reading>;
 
-impl Default for SharedReading {
-    fn default() -> Self {
-        Self::new(Reading::built_in())
-    }
-}
-
-impl SharedReading {
-    /// A cell holding `reading`.
-    pub fn new(reading: Arc<Reading>) -> Self {
-        Self(Arc::new(RwLock::new(reading)))
-    }
-
-    /// The reading now.
-    pub fn current(&self) -> Arc<Reading> {
-        Arc::clone(&self.0.read().unwrap_or_else(|p| p.into_inner()))
-    }
-
-    /// Put `reading` in use.
-    pub fn replace(&self, reading: Arc<Reading>) {
-        *self.0.write().unwrap_or_else(|p| p.into_inner()) = reading;
+impl super::shared::BuiltIn for Reading {
+    fn built_in() -> Arc<Self> {
+        Reading::built_in()
     }
 }
 

@@ -48,6 +48,9 @@ pub struct Scenario {
     /// scenarios and swapped when the file is reloaded.
     #[serde(skip)]
     pub reading: super::reading::SharedReading,
+    /// The safety rules (`scenarios/language/safety.toml`), shared and reloaded the same way.
+    #[serde(skip)]
+    pub safety: super::safety::SharedSafety,
 }
 
 /// Who the agent is, for LLM backends.
@@ -215,102 +218,9 @@ fn default_timeout_ms() -> u64 {
     3_000
 }
 
-fn on() -> bool {
-    true
-}
-
-/// Safety rules.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Guardrails {
-    /// Warn a caller who offers a PIN, password, one-time code or CVV, and never ask for or repeat one
-    /// (on unless a scenario turns it off).
-    #[serde(default = "on")]
-    pub secrets: bool,
-    /// Said to a user who offers a secret.
-    #[serde(default)]
-    pub secret_warning: Option<String>,
-    /// Never diagnose or prescribe doses.
-    #[serde(default)]
-    pub medical: bool,
-    /// Replaces a reply that diagnoses or names a dose.
-    #[serde(default)]
-    pub medical_notice: Option<String>,
-    /// Signs of the scenario's own that make a turn an emergency (besides the built-in lexicon).
-    #[serde(default)]
-    pub emergency_signs: Vec<String>,
-    /// Said first when an emergency sign appears: the emergency numbers.
-    #[serde(default)]
-    pub emergency_reply: Option<String>,
-    /// Replaces the built-in advice said after `emergency_reply`, by category (`poisoning`, `burns`, …).
-    #[serde(default)]
-    pub emergency_advice: BTreeMap<String, String>,
-    /// Signs of the scenario's own for suicidal thoughts or self-harm (besides the built-in lexicon).
-    #[serde(default)]
-    pub crisis_signs: Vec<String>,
-    /// The caring reply, with the crisis lines to call, for suicidal thoughts or self-harm.
-    #[serde(default)]
-    pub crisis_reply: Option<String>,
-    /// Extra regular expressions an outgoing reply must not match.
-    #[serde(default)]
-    pub blocked_replies: Vec<String>,
-    /// Replaces a blocked reply.
-    #[serde(default)]
-    pub safe_reply: Option<String>,
-    /// The signs and patterns above, compiled once (on first use).
-    #[serde(skip)]
-    pub compiled: std::sync::OnceLock<CompiledGuardrails>,
-}
-
-/// A scenario's own signs and blocked patterns, compiled. `None` is a list that does not compile, which loading
-/// refuses; a scenario made some other way fails closed on it (every turn escalated, every reply blocked).
-#[derive(Debug, Clone)]
-pub struct CompiledGuardrails {
-    /// `emergency_signs`.
-    pub emergency: Option<Vec<super::safety::signs::Sign>>,
-    /// `crisis_signs`.
-    pub crisis: Option<Vec<super::safety::signs::Sign>>,
-    /// `blocked_replies`.
-    pub blocked: Option<Vec<regex::Regex>>,
-}
-
-impl Guardrails {
-    /// The scenario's own signs and blocked patterns, compiled the first time they are needed.
-    pub fn compiled(&self) -> &CompiledGuardrails {
-        self.compiled.get_or_init(|| {
-            let signs = |texts: &[String]| super::safety::compile_signs(texts).ok();
-            CompiledGuardrails {
-                emergency: signs(&self.emergency_signs),
-                crisis: signs(&self.crisis_signs),
-                blocked: self
-                    .blocked_replies
-                    .iter()
-                    .map(|p| regex::Regex::new(p))
-                    .collect::<Result<_, _>>()
-                    .ok(),
-            }
-        })
-    }
-}
-
-impl Default for Guardrails {
-    fn default() -> Self {
-        Self {
-            secrets: true,
-            secret_warning: None,
-            medical: false,
-            medical_notice: None,
-            emergency_signs: Vec::new(),
-            emergency_reply: None,
-            emergency_advice: BTreeMap::new(),
-            crisis_signs: Vec::new(),
-            crisis_reply: None,
-            blocked_replies: Vec::new(),
-            safe_reply: None,
-            compiled: std::sync::OnceLock::new(),
-        }
-    }
-}
+pub use super::guardrail_settings::{
+    CategoryChange, CompiledCache, CompiledChange, CompiledGuardrails, Guardrails,
+};
 
 /// A problem in a scenario file, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -324,8 +234,15 @@ pub struct ScenarioError {
     pub message: String,
 }
 
-/// Load and check a scenario file.
+/// Load and check a scenario file, with the language files of its folder (`language/*.toml` beside it, or the
+/// built-in ones).
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let language = super::language::Language::of_folder(path.parent())?;
+    load_in(path, &language)
+}
+
+/// Load and check a scenario file that uses `language`.
+pub fn load_in(path: &Path, language: &super::language::Language) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
     let source = std::fs::read_to_string(path).map_err(|e| ScenarioError {
         file: file.clone(),
@@ -333,20 +250,32 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         message: format!("cannot read: {e}"),
     })?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-    parse(&file, &source, Some(stem))
+    parse_in(&file, &source, Some(stem), language)
 }
 
-/// Parse and check scenario text; `expected_id` is the file name the id must equal, when there is one.
+/// Parse and check scenario text with the built-in language files; `expected_id` is the file name the id must
+/// equal, when there is one.
 pub fn parse(
     file: &str,
     source: &str,
     expected_id: Option<&str>,
 ) -> Result<Scenario, ScenarioError> {
-    let scenario: Scenario = toml::from_str(source).map_err(|e| ScenarioError {
+    parse_in(file, source, expected_id, &super::language::Language::default())
+}
+
+/// Parse and check scenario text that uses `language`.
+pub fn parse_in(
+    file: &str,
+    source: &str,
+    expected_id: Option<&str>,
+    language: &super::language::Language,
+) -> Result<Scenario, ScenarioError> {
+    let mut scenario: Scenario = toml::from_str(source).map_err(|e| ScenarioError {
         file: file.to_string(),
         line: e.span().map_or(1, |span| line_at(source, span.start)),
         message: syntax_problem(source, &e),
     })?;
+    language.give(&mut scenario);
     let problems = super::check::problems(&scenario, expected_id);
     match problems.into_iter().next() {
         None => Ok(scenario),

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use sauti::dialogue::numbers::{self, Amount};
-use sauti::dialogue::safety::{self, secrets};
+use sauti::dialogue::safety::{self, SafetyRules};
 use sauti::dialogue::scenario::{load, Scenario};
 
 fn health() -> &'static Scenario {
@@ -48,17 +48,17 @@ proptest! {
         let _ = safety::screen(health(), &text);
         let _ = numbers::amount(&text);
         let _ = numbers::digit_strings(&text);
-        for span in secrets::offered(&text) {
+        for span in SafetyRules::built_in().secrets.offered(&text) {
             prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
         }
-        let masked = secrets::mask(&text);
+        let masked = SafetyRules::built_in().secrets.mask(&text);
         prop_assert!(!masked.chars().any(|c| c.is_ascii_digit()), "{text:?} -> {masked:?}");
     }
 
     #[test]
     fn any_text_is_safe_to_screen(text in "\\PC{0,160}") {
         let _ = safety::screen(health(), &text);
-        let _ = secrets::mask(&text);
+        let _ = SafetyRules::built_in().secrets.mask(&text);
         let _ = numbers::amounts(&text);
     }
 
@@ -69,8 +69,8 @@ proptest! {
     ]) {
         let spaced: String = pin.chars().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
         for text in [format!("{lead} {pin}"), format!("{lead} {spaced}")] {
-            prop_assert!(secrets::offers(&text), "{text:?}");
-            prop_assert!(!secrets::mask(&text).contains(&pin[..3]), "{text:?}");
+            prop_assert!(SafetyRules::built_in().secrets.offers(&text), "{text:?}");
+            prop_assert!(!SafetyRules::built_in().secrets.mask(&text).contains(&pin[..3]), "{text:?}");
         }
     }
 

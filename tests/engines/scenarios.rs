@@ -123,7 +123,11 @@ fn own_signs_and_patterns_that_do_not_compile_fail_closed() {
         sauti::dialogue::safety::screen(&shipped, "habari za asubuhi"),
         None
     );
-    assert!(shipped.guardrails.compiled().crisis.is_some());
+    assert!(shipped
+        .guardrails
+        .compiled(&shipped.safety.current())
+        .crisis
+        .is_some());
 }
 
 /// Write `source` to `file`, run `sauti scenario check` on it, require a failure and return what it printed.

@@ -99,7 +99,7 @@ async fn turn(
         asr_ms = Some(started.elapsed().as_millis() as u64);
     }
     // A secret the caller offered is never echoed back.
-    let user_text = crate::dialogue::shareable(&request.text);
+    let user_text = state.dialogue.shareable(&request.text);
     let heard = Instant::now();
     let dialogue = state
         .dialogue

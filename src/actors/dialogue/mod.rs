@@ -64,12 +64,21 @@ pub enum TurnError {
 #[derive(Clone)]
 pub struct DialogueHandle {
     slot: ActorSlot<ToDialogueActor>,
+    safety: crate::dialogue::safety::SharedSafety,
 }
 
 impl DialogueHandle {
-    /// A handle reading the given slot.
-    pub fn new(slot: ActorSlot<ToDialogueActor>) -> Self {
-        Self { slot }
+    /// A handle reading the given slot, masking secrets with the library's safety rules.
+    pub fn new(
+        slot: ActorSlot<ToDialogueActor>,
+        safety: crate::dialogue::safety::SharedSafety,
+    ) -> Self {
+        Self { slot, safety }
+    }
+
+    /// What of a caller's turn may be kept, logged or echoed (any offered secret masked), by the rules in use.
+    pub fn shareable(&self, text: &str) -> String {
+        crate::dialogue::shareable(&self.safety.current(), text)
     }
 
     /// Answer a turn.

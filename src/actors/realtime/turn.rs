@@ -105,7 +105,7 @@ async fn steps(
             text
         }
     };
-    report(TurnEvent::Heard(crate::dialogue::shareable(&text)));
+    report(TurnEvent::Heard(services.dialogue.shareable(&text)));
     let answered = services
         .dialogue
         .turn(TurnRequest {

@@ -122,7 +122,7 @@ impl SupervisorState {
             }
             Child::Agent => {
                 let args = AgentArgs {
-                    dialogue: DialogueHandle::new(a.slots.dialogue.clone()),
+                    dialogue: DialogueHandle::new(a.slots.dialogue.clone(), a.dialogue.library.safety()),
                     tts: TtsHandle::new(a.slots.tts.clone()),
                     asr: AsrHandle::new(a.slots.asr.clone()),
                 };

@@ -91,6 +91,7 @@ impl Graph {
                 .then(|| settings.storage.data_dir.join("voices")),
             admission: Arc::new(Semaphore::new(settings.clone.queue)),
         };
+        let safety = dialogue.library.safety();
         let args = SupervisorArgs {
             slots: slots.clone(),
             tts,
@@ -109,7 +110,7 @@ impl Graph {
             tts: TtsHandle::new(slots.tts.clone()),
             jobs: JobsHandle::new(slots.jobs.clone()),
             asr: AsrHandle::new(slots.asr.clone()),
-            dialogue: DialogueHandle::new(slots.dialogue.clone()),
+            dialogue: DialogueHandle::new(slots.dialogue.clone(), safety),
             agent: AgentHandle::new(slots.agent.clone()),
             clone: CloneHandle::new(slots.clone.clone()),
             supervisor,

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use sauti::dialogue::{numbers, repair};
-use sauti::dialogue::safety::{self, secrets};
+use sauti::dialogue::safety;
 use sauti::dialogue::scenario::{parse, Scenario};
 
 fn scenario() -> &'static Scenario {
@@ -26,18 +26,21 @@ fn scenario() -> &'static Scenario {
 
 fuzz_target!(|text: &str| {
     let read = scenario().reading.current().read(text);
+    let rules = scenario().safety.current();
+    let secrets = &rules.secrets;
     let digits = |t: &str| t.chars().filter(char::is_ascii_digit).collect::<String>();
     assert_eq!(digits(&read), digits(text), "{text:?} read as {read:?}");
     let _ = safety::screen(scenario(), &read);
-    let _ = secrets::offers(&read);
+    let _ = secrets.offers(&read);
     let _ = (repair::asks_to_repeat(text), repair::calls_off(text));
     let _ = safety::screen(scenario(), text);
+    let _ = (secrets.asks_for(text), rules.medical_advice(text));
     let _ = numbers::amount(text);
     let _ = numbers::digit_strings(text);
-    for span in secrets::offered(text) {
+    for span in secrets.offered(text) {
         assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
     }
-    let masked = secrets::mask(text);
+    let masked = secrets.mask(text);
     assert!(
         !masked.chars().any(|c| c.is_ascii_digit()),
         "{text:?} -> {masked:?}"
