@@ -114,18 +114,22 @@ impl Guardrails {
                 return std::sync::Arc::clone(compiled);
             }
         }
-        let compiled = std::sync::Arc::new(self.compile(rules).unwrap_or_else(|_| CompiledGuardrails {
-            emergency: None,
-            crisis: None,
-            categories: None,
-            blocked: None,
-        }));
+        let compiled =
+            std::sync::Arc::new(self.compile(rules).unwrap_or_else(|_| CompiledGuardrails {
+                emergency: None,
+                crisis: None,
+                categories: None,
+                blocked: None,
+            }));
         *cache = Some((rules.generation, std::sync::Arc::clone(&compiled)));
         compiled
     }
 
     /// Compile against `rules`: every list that compiles, and the first problem when one does not.
-    pub fn compile(&self, rules: &super::safety::SafetyRules) -> Result<CompiledGuardrails, (String, String)> {
+    pub fn compile(
+        &self,
+        rules: &super::safety::SafetyRules,
+    ) -> Result<CompiledGuardrails, (String, String)> {
         let first_problem: std::cell::RefCell<Option<(String, String)>> = Default::default();
         let note = |field: &str, problem: String| {
             first_problem
@@ -135,7 +139,10 @@ impl Guardrails {
         let lexicon = &rules.lexicon;
         let window = super::safety::DEFAULT_WINDOW;
         let signs = |field: &str, texts: &[String], window: usize| {
-            lexicon.compile_signs(texts, window).map_err(|e| note(field, e.to_string())).ok()
+            lexicon
+                .compile_signs(texts, window)
+                .map_err(|e| note(field, e.to_string()))
+                .ok()
         };
         let emergency = signs("emergency_signs", &self.emergency_signs, window);
         let crisis = signs("crisis_signs", &self.crisis_signs, window);
@@ -143,16 +150,27 @@ impl Guardrails {
         for (id, change) in &self.categories {
             let compiled = match lexicon.category(id) {
                 None => {
-                    let known: Vec<&str> = lexicon.categories.iter().map(|c| c.id.as_str()).collect();
-                    note("categories", format!("no built-in category {id:?} (known: {})", known.join(", ")));
+                    let known: Vec<&str> =
+                        lexicon.categories.iter().map(|c| c.id.as_str()).collect();
+                    note(
+                        "categories",
+                        format!("no built-in category {id:?} (known: {})", known.join(", ")),
+                    );
                     None
                 }
                 Some(category) if category.crisis && !change.unless.is_empty() => {
-                    note("categories", format!("the crisis category {id:?} cannot be narrowed with unless"));
+                    note(
+                        "categories",
+                        format!("the crisis category {id:?} cannot be narrowed with unless"),
+                    );
                     None
                 }
                 Some(category) => signs("categories", &change.signs, category.window)
-                    .zip(signs("categories", &change.unless, super::safety::lexicon::WHOLE_TURN))
+                    .zip(signs(
+                        "categories",
+                        &change.unless,
+                        super::safety::lexicon::WHOLE_TURN,
+                    ))
                     .map(|(signs, unless)| CompiledChange { signs, unless }),
             };
             match (compiled, categories.as_mut()) {
@@ -167,9 +185,19 @@ impl Guardrails {
             .iter()
             .map(|p| regex::Regex::new(p))
             .collect::<Result<_, _>>()
-            .map_err(|e| note("blocked_replies", format!("blocked reply pattern does not compile: {e}")))
+            .map_err(|e| {
+                note(
+                    "blocked_replies",
+                    format!("blocked reply pattern does not compile: {e}"),
+                )
+            })
             .ok();
-        let compiled = CompiledGuardrails { emergency, crisis, categories, blocked };
+        let compiled = CompiledGuardrails {
+            emergency,
+            crisis,
+            categories,
+            blocked,
+        };
         match first_problem.into_inner() {
             Some(problem) => Err(problem),
             None => Ok(compiled),
@@ -196,4 +224,3 @@ impl Default for Guardrails {
         }
     }
 }
-

@@ -60,8 +60,12 @@ impl ScenarioLibrary {
         ]);
         let mut entries = BTreeMap::new();
         for (id, source) in EMBEDDED {
-            let scenario =
-                scenario::parse_in(&format!("(embedded) {id}.toml"), source, Some(id), &language)?;
+            let scenario = scenario::parse_in(
+                &format!("(embedded) {id}.toml"),
+                source,
+                Some(id),
+                &language,
+            )?;
             entries.insert(
                 id.to_string(),
                 Entry {
@@ -122,15 +126,21 @@ impl ScenarioLibrary {
         let Some(stamp) = stamp else {
             cell.replace(T::built_in());
             stamps.insert(T::FILE, None);
-            tracing::info!(file = T::FILE, "the scenarios folder has no copy; the built-in {} are in use", T::WHAT);
+            tracing::info!(
+                file = T::FILE,
+                "the scenarios folder has no copy; the built-in {} are in use",
+                T::WHAT
+            );
             return None;
         };
         let loaded = load_file::<T>(&path).and_then(|loaded| {
-            fits(&loaded).map(|()| loaded).map_err(|message| ScenarioError {
-                file: path.display().to_string(),
-                line: 1,
-                message,
-            })
+            fits(&loaded)
+                .map(|()| loaded)
+                .map_err(|message| ScenarioError {
+                    file: path.display().to_string(),
+                    line: 1,
+                    message,
+                })
         });
         match loaded {
             Ok(loaded) => {

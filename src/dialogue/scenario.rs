@@ -242,7 +242,10 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 }
 
 /// Load and check a scenario file that uses `language`.
-pub fn load_in(path: &Path, language: &super::language::Language) -> Result<Scenario, ScenarioError> {
+pub fn load_in(
+    path: &Path,
+    language: &super::language::Language,
+) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
     let source = std::fs::read_to_string(path).map_err(|e| ScenarioError {
         file: file.clone(),
@@ -260,7 +263,12 @@ pub fn parse(
     source: &str,
     expected_id: Option<&str>,
 ) -> Result<Scenario, ScenarioError> {
-    parse_in(file, source, expected_id, &super::language::Language::default())
+    parse_in(
+        file,
+        source,
+        expected_id,
+        &super::language::Language::default(),
+    )
 }
 
 /// Parse and check scenario text that uses `language`.

@@ -34,6 +34,7 @@ mod quotas;
 mod readme_tour;
 mod replicas;
 mod runtime_log;
+mod safety_rules;
 mod service_http;
 mod service_lifecycle;
 mod shared_limits;

@@ -122,7 +122,10 @@ impl SupervisorState {
             }
             Child::Agent => {
                 let args = AgentArgs {
-                    dialogue: DialogueHandle::new(a.slots.dialogue.clone(), a.dialogue.library.safety()),
+                    dialogue: DialogueHandle::new(
+                        a.slots.dialogue.clone(),
+                        a.dialogue.library.safety(),
+                    ),
                     tts: TtsHandle::new(a.slots.tts.clone()),
                     asr: AsrHandle::new(a.slots.asr.clone()),
                 };

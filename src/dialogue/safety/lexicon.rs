@@ -101,9 +101,17 @@ impl Lexicon {
             let at = category.id.span().start;
             let id = category.id.into_inner();
             if !seen.insert(id.clone()) || id == "scenario" || id.trim().is_empty() {
-                return Err(source.fail(at, format!("the category id {id:?} is empty, reserved or used twice")));
+                return Err(source.fail(
+                    at,
+                    format!("the category id {id:?} is empty, reserved or used twice"),
+                ));
             }
-            if !category.crisis && category.advice.as_deref().is_none_or(|a| a.trim().is_empty()) {
+            if !category.crisis
+                && category
+                    .advice
+                    .as_deref()
+                    .is_none_or(|a| a.trim().is_empty())
+            {
                 return Err(source.fail(at, format!("the emergency category {id:?} has no advice")));
             }
             if category.signs.is_empty() {
@@ -120,7 +128,8 @@ impl Lexicon {
             });
         }
         categories.sort_by_key(|c| !c.crisis);
-        let whole = |texts: &[Spanned<String>]| compile_spanned(source, texts, &classes, WHOLE_TURN);
+        let whole =
+            |texts: &[Spanned<String>]| compile_spanned(source, texts, &classes, WHOLE_TURN);
         Ok(Self {
             past: whole(&resolved.past)?,
             recovered: whole(&resolved.recovered)?,
@@ -163,11 +172,36 @@ impl Lexicon {
 
     /// The categories as a Markdown table, for `scenarios/FORMAT.md` (kept equal to the data by a test).
     pub fn categories_table(&self) -> String {
-        let mut out = String::from("| category | kind | signs | for example |\n|---|---|---|---|\n");
+        let code = |text: &str| format!("`{}`", text.replace('|', "\\|"));
+        let mut out = String::from(
+            "| category | kind | signs | exceptions | span | for example |\n|---|---|---|---|---|---|\n",
+        );
         for c in &self.categories {
             let kind = if c.crisis { "crisis" } else { "emergency" };
-            let examples: Vec<String> = c.signs.iter().take(3).map(|s| format!("`{}`", s.text.replace('|', "\\|"))).collect();
-            out.push_str(&format!("| `{}` | {kind} | {} | {} |\n", c.id, c.signs.len(), examples.join(", ")));
+            let short = c.signs.iter().filter(|s| s.text.len() <= 40);
+            let examples: Vec<String> = short.take(3).map(|s| code(&s.text)).collect();
+            out.push_str(&format!(
+                "| `{}` | {kind} | {} | {} | {} | {} |\n",
+                c.id,
+                c.signs.len(),
+                c.unless.len(),
+                c.window,
+                examples.join(", ")
+            ));
+        }
+        out
+    }
+
+    /// The word classes as a Markdown table, for `scenarios/FORMAT.md`.
+    pub fn classes_table(&self) -> String {
+        let mut out = String::from("| class | entries | for example |\n|---|---|---|\n");
+        for (name, words) in &self.classes {
+            let examples: Vec<String> = words.iter().take(6).map(|w| format!("`{w}`")).collect();
+            out.push_str(&format!(
+                "| `@{name}` | {} | {} |\n",
+                words.len(),
+                examples.join(", ")
+            ));
         }
         out
     }

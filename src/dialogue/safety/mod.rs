@@ -137,4 +137,32 @@ mod tests {
             .all(|c| c.crisis || c.advice.is_some()));
         assert!(!rules.medical.is_empty() && !rules.secrets.is_empty());
     }
+
+    /// `scenarios/FORMAT.md` lists the categories and word classes from the rules themselves; run with
+    /// `SAUTI_BLESS_DOCS=1` to rewrite the lists after changing the rules.
+    #[test]
+    fn format_lists_the_safety_categories() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/FORMAT.md");
+        let doc = std::fs::read_to_string(&path).unwrap();
+        let lexicon = &SafetyRules::built_in().lexicon;
+        let mut expected = doc.clone();
+        for (what, table) in [
+            ("categories", lexicon.categories_table()),
+            ("classes", lexicon.classes_table()),
+        ] {
+            let start = format!("<!-- {what}: generated from");
+            let end = format!("<!-- end of {what} -->");
+            let a = expected.find(&start).expect("the start marker");
+            let a = a + expected[a..].find('\n').unwrap() + 1;
+            let b = a + expected[a..].find(&end).expect("the end marker");
+            expected.replace_range(a..b, &table);
+        }
+        if std::env::var_os("SAUTI_BLESS_DOCS").is_some() {
+            std::fs::write(&path, &expected).unwrap();
+        }
+        assert!(
+            doc == expected,
+            "scenarios/FORMAT.md does not list the safety rules as they are; rerun with SAUTI_BLESS_DOCS=1"
+        );
+    }
 }

@@ -80,12 +80,16 @@ impl SecretRules {
             r"(?:\d(?:[\s-]?\d){{2,}}|[a-z]+\d[\w@#$-]*|\d+[a-z][\w@#$-]*|{number}(?:[\s,-]+(?:na\s+)?{number})+)"
         );
         let compile = |pattern: String| {
-            Regex::new(&pattern).map_err(|e| source.fail(0, format!("[secrets] do not compile together: {e}")))
+            Regex::new(&pattern)
+                .map_err(|e| source.fail(0, format!("[secrets] do not compile together: {e}")))
         };
-        let entries = file.names.len() + file.offered.len() + file.offers.len() + file.passwords.len();
+        let entries =
+            file.names.len() + file.offered.len() + file.offers.len() + file.passwords.len();
         Ok(Self {
             entries,
-            named: compile(format!(r"(?i)\b(?P<name>{secret})\b(?P<gap>{GAP})(?P<value>{value})\b"))?,
+            named: compile(format!(
+                r"(?i)\b(?P<name>{secret})\b(?P<gap>{GAP})(?P<value>{value})\b"
+            ))?,
             first: compile(format!(
                 r"(?i)\b(?P<value>{value})\s*(?:ndiyo|ndio|ni|is|ndo)\s+(?:\w+\s+){{0,2}}{secret}\b"
             ))?,
@@ -93,10 +97,16 @@ impl SecretRules {
                 r#"(?i)\b{passwords}(?:\s+(?:yangu|langu|yako|lako|my|your|ya\s+\S+|wa\s+\S+|la\s+\S+)){{0,3}}\s*(?:ni|is|:|=|ilikuwa|was)\s*["'“]?(?P<value>[^\s"'”,.?!]+)"#
             ))?,
             not_a_secret: compile(format!(r"(?i)\b{}\b", words(&file.not_a_secret)))?,
-            not_a_password: file.not_a_password.iter().map(|w| w.to_lowercase()).collect(),
+            not_a_password: file
+                .not_a_password
+                .iter()
+                .map(|w| w.to_lowercase())
+                .collect(),
             offer_then_name: compile(format!(r"(?i)\b{offer}\b(?:\W+\w+){{0,6}}?\W+{offered}\b"))?,
             name_then_offer: compile(format!(r"(?i)\b{offered}\b(?:\W+\w+){{0,4}}?\W+{offer}\b"))?,
-            spoken_run: compile(format!(r"(?i)\b{number}(?:[\s,-]+(?:na\s+)?{number}){{2,}}\b"))?,
+            spoken_run: compile(format!(
+                r"(?i)\b{number}(?:[\s,-]+(?:na\s+)?{number}){{2,}}\b"
+            ))?,
             ask: compile(format!(
                 r"(?i)\b{}\b[^.?!]{{0,40}}\b{secret}\b",
                 words(&file.asks)
@@ -171,7 +181,10 @@ impl SecretRules {
                 spans.push(caps.name("value").map(|m| m.range()));
             }
         }
-        let found = self.first.captures_iter(text).chain(glued.captures_iter(text));
+        let found = self
+            .first
+            .captures_iter(text)
+            .chain(glued.captures_iter(text));
         for caps in found.chain(card.captures_iter(text)) {
             spans.push(caps.name("value").map(|m| m.range()));
         }
