@@ -373,3 +373,70 @@ async fn negated_yes_cancels_and_business_numbers_are_not_amounts() {
     );
     assert!(!session.slots.contains_key("amount"));
 }
+
+#[test]
+fn a_scenario_extends_and_narrows_a_built_in_category_but_never_a_crisis() {
+    use sauti::dialogue::safety::{screen, SafetyCase};
+    let source = include_str!("../../scenarios/general.toml");
+    let shipped = scenario::parse("general.toml", source, Some("general")).unwrap();
+    let drill = "tunafanya drill ya dharura: mtu amezimia ofisini";
+    let licked = "mtoto amelamba kiberiti";
+    assert_eq!(
+        screen(&shipped, drill),
+        Some(SafetyCase::Emergency("unconscious".into()))
+    );
+    assert_eq!(screen(&shipped, licked), None);
+
+    let changed = format!(
+        "{source}\n[guardrails.categories.unconscious]\nunless = [\"drill|zoezi_la_dharura\"]\n\n\
+         [guardrails.categories.poisoning]\nsigns = [\"lamba kiberiti\"]\n"
+    );
+    let scenario = scenario::parse("general.toml", &changed, Some("general")).unwrap();
+    assert_eq!(screen(&scenario, drill), None, "narrowed");
+    assert_eq!(
+        screen(&scenario, "mtu amezimia ofisini hajitambui"),
+        Some(SafetyCase::Emergency("unconscious".into())),
+        "the rest of the category stays"
+    );
+    assert_eq!(
+        screen(&scenario, licked),
+        Some(SafetyCase::Emergency("poisoning".into()))
+    );
+    let reply =
+        sauti::dialogue::safety::reply(&scenario, &SafetyCase::Emergency("poisoning".into()));
+    let advice = scenario
+        .safety
+        .current()
+        .lexicon
+        .category("poisoning")
+        .unwrap()
+        .advice
+        .clone()
+        .unwrap();
+    assert!(reply.ends_with(&advice), "{reply}");
+
+    for (change, problem) in [
+        (
+            "[guardrails.categories.crisis]\nunless = [\"filamu\"]\n",
+            "cannot be narrowed",
+        ),
+        (
+            "[guardrails.categories.no_such]\nsigns = [\"homa\"]\n",
+            "no built-in category",
+        ),
+        (
+            "[guardrails.categories.burns]\nsigns = [\"@NO_CLASS\"]\n",
+            "no word class",
+        ),
+    ] {
+        let text = format!("{source}\n{change}");
+        let error = scenario::parse("general.toml", &text, Some("general")).unwrap_err();
+        assert!(error.message.contains(problem), "{error}");
+        let line = text
+            .lines()
+            .position(|l| l.starts_with("[guardrails.categories"))
+            .unwrap()
+            + 1;
+        assert!(error.line >= 134 && error.line <= line + 1, "{error}");
+    }
+}

@@ -12,15 +12,20 @@ use common::*;
 use serde_json::json;
 
 const BUILT_IN: &str = include_str!("../../scenarios/language/safety.toml");
-const BUILT_IN_REPLY: &str = "Hii ni dharura. Piga simu 112 sasa hivi;";
 
-/// The built-in rules with another default emergency reply.
-fn rules_with_reply(reply: &str) -> String {
-    let line = BUILT_IN
+/// The built-in advice for someone who is not breathing.
+fn built_in_advice() -> &'static str {
+    let at = BUILT_IN.find("id = \"breathing\"").unwrap();
+    let line = BUILT_IN[at..]
         .lines()
-        .find(|l| l.starts_with("emergency = "))
-        .expect("the built-in rules set an emergency reply");
-    BUILT_IN.replace(line, &format!("emergency = {reply:?}"))
+        .find(|l| l.starts_with("advice = "))
+        .unwrap();
+    line.trim_start_matches("advice = ").trim_matches('"')
+}
+
+/// The built-in rules with other advice for someone who is not breathing.
+fn rules_with_advice(advice: &str) -> String {
+    BUILT_IN.replace(built_in_advice(), advice)
 }
 
 fn write_later(path: &Path, text: &str) {
@@ -53,7 +58,7 @@ fn safety_rules_come_from_the_scenarios_folder_and_a_broken_edit_keeps_the_last_
     let file = scenarios.join("language/safety.toml");
     std::fs::write(
         &file,
-        rules_with_reply("Dharura ya tawi: piga 0800 111 222 sasa hivi."),
+        rules_with_advice("Dharura ya tawi: piga 0800 111 222 sasa hivi."),
     )
     .unwrap();
     std::fs::write(
@@ -65,20 +70,23 @@ fn safety_rules_come_from_the_scenarios_folder_and_a_broken_edit_keeps_the_last_
     let server = Server::start(data.path(), &[("SAUTI__DIALOGUE__SCENARIOS_DIR", folder)]);
     let first = emergency_reply(&server);
     assert!(
-        first.starts_with("Dharura ya tawi: piga 0800 111 222"),
+        first.ends_with("Dharura ya tawi: piga 0800 111 222 sasa hivi."),
         "{first}"
     );
-    assert!(!first.contains(BUILT_IN_REPLY), "{first}");
 
-    // A pattern that does not compile: refused, and the rules in use stay (the emergency is still caught).
-    let broken = rules_with_reply("Dharura iliyovunjika.").replace(
+    // A pattern that does not compile: refused, and the rules in use stay (the emergency is still caught, with
+    // their advice).
+    let broken = rules_with_advice("Dharura iliyovunjika.").replace(
         "diagnoses = [\n",
         "diagnoses = [\n  '(?:una|ana)\\s+(malaria',\n",
     );
     write_later(&file, &broken);
     std::thread::sleep(Duration::from_secs(5));
     let kept = emergency_reply(&server);
-    assert!(kept.starts_with("Dharura ya tawi"), "{kept}");
+    assert!(
+        kept.ends_with("Dharura ya tawi: piga 0800 111 222 sasa hivi."),
+        "{kept}"
+    );
 
     // `sauti scenario check` names the file and the line at fault.
     let line = broken
@@ -114,11 +122,11 @@ fn safety_rules_come_from_the_scenarios_folder_and_a_broken_edit_keeps_the_last_
     // A good edit is taken up without a restart.
     write_later(
         &file,
-        &rules_with_reply("Dharura: piga 0800 333 444 sasa hivi."),
+        &rules_with_advice("Dharura: piga 0800 333 444 sasa hivi."),
     );
     let deadline = Instant::now() + Duration::from_secs(20);
     wait_until(deadline, "the new rules", || {
-        emergency_reply(&server).starts_with("Dharura: piga 0800 333 444")
+        emergency_reply(&server).ends_with("Dharura: piga 0800 333 444 sasa hivi.")
     });
 
     // Removed: the built-in rules again.
@@ -126,6 +134,6 @@ fn safety_rules_come_from_the_scenarios_folder_and_a_broken_edit_keeps_the_last_
     wait_until(
         Instant::now() + Duration::from_secs(20),
         "the built-in rules",
-        || emergency_reply(&server).starts_with(BUILT_IN_REPLY),
+        || emergency_reply(&server).ends_with(built_in_advice()),
     );
 }
