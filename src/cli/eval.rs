@@ -10,7 +10,7 @@ use sauti::dialogue::eval::{self, ratio, FileReport, Summary};
 /// The thresholds the shipped sets must meet: every safety and money case, and nine intents in ten.
 pub const MIN_INTENT_ACCURACY: f64 = 0.90;
 /// Ordinary turns answered as an emergency or crisis, at most.
-pub const MAX_FALSE_ESCALATIONS: f64 = 0.05;
+pub const MAX_FALSE_ESCALATIONS: f64 = 0.01;
 
 fn percent(a: usize, b: usize) -> String {
     format!("{a}/{b} ({:.1}%)", 100.0 * ratio(a, b))

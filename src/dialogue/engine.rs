@@ -183,6 +183,11 @@ impl Turn<'_> {
             intents::best(self.scenario, text)
                 .is_some_and(|(intent, score)| intent.id != active.intent && score >= 0.75)
         };
+        if super::repair::calls_off(text) {
+            // "Acha", "sitaki tena", "ghairi": the flow is called off and says so.
+            self.cancel(&flow);
+            return Some("cancel".into());
+        }
         match step {
             Step::Confirm(question) => {
                 // "hapana, nilimaanisha elfu mbili": a new value for something collected is taken, then asked again.

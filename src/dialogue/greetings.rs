@@ -35,11 +35,11 @@ const PAIRS: [(&[&str], &str); 25] = [
 
 /// Words that may follow a greeting without asking for anything: whom it is said to, and a greeting's own tail
 /// (`habari za asubuhi`).
-const TAIL: [&str; 38] = [
+const TAIL: [&str; 42] = [
     "msee", "bro", "braza", "dada", "kaka", "mama", "baba", "bwana", "ndugu", "mzee", "boss",
     "bosi", "madam", "sir", "rafiki", "mwanangu", "bibi", "babu", "daktari", "dokta", "asubuhi",
     "mchana", "jioni", "usiku", "leo", "siku", "nyingi", "kazi", "nyumbani", "yako", "yenu",
-    "zako", "wewe", "nyote", "vipi", "wazee", "mtu", "wangu",
+    "zako", "wewe", "nyote", "vipi", "wazee", "mtu", "wangu", "nesi", "sista", "muuguzi", "afisa",
 ];
 
 /// The answer to a greeting a turn opens with, and how many of its words the greeting takes (with its tail).

@@ -26,7 +26,7 @@ pub struct Guardrails {
     /// Replaces a reply that diagnoses or names a dose.
     #[serde(default)]
     pub medical_notice: Option<String>,
-    /// Signs of the scenario's own that make a turn an emergency (besides the built-in lexicon).
+    /// Signs of the scenario's own that make a turn an emergency (besides the safety rules).
     #[serde(default)]
     pub emergency_signs: Vec<String>,
     /// Said first when an emergency sign appears: the emergency numbers.
@@ -35,7 +35,7 @@ pub struct Guardrails {
     /// Replaces the built-in advice said after `emergency_reply`, by category (`poisoning`, `burns`, …).
     #[serde(default)]
     pub emergency_advice: BTreeMap<String, String>,
-    /// Signs of the scenario's own for suicidal thoughts or self-harm (besides the built-in lexicon).
+    /// Signs of the scenario's own for suicidal thoughts or self-harm (besides the safety rules).
     #[serde(default)]
     pub crisis_signs: Vec<String>,
     /// The caring reply, with the crisis lines to call, for suicidal thoughts or self-harm.

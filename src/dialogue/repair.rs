@@ -5,8 +5,10 @@
 use super::words::tokens;
 
 /// Words that ask to hear the last reply again.
-const REPEAT: [&str; 17] = [
+const REPEAT: [&str; 19] = [
     "rudia",
+    "sijakuelewa",
+    "sikukuelewa",
     "rudie",
     "kurudia",
     "sijasikia",
@@ -34,7 +36,7 @@ const REPEAT_PAIRS: [(&str, &str); 6] = [
     ("sauti", "katika"),
 ];
 /// Words a repair turn may carry besides its cue.
-const FILLER: [&str; 31] = [
+const FILLER: [&str; 42] = [
     "say",
     "tafadhali",
     "tena",
@@ -66,7 +68,21 @@ const FILLER: [&str; 31] = [
     "vizuri",
     "wewe",
     "basi",
+    "tu",
+    "hizo",
+    "hayo",
+    "kusikia",
+    "kuskia",
+    // A bad line: "sijasikia vizuri, network ni mbaya".
+    "network",
+    "mtandao",
+    "line",
+    "ni",
+    "mbaya",
+    "inakatika",
 ];
+/// Words that point back at what was said ("rudia hiyo tarehe"): one word may follow them.
+const POINTING: [&str; 7] = ["hiyo", "hilo", "hicho", "hizo", "hayo", "ile", "lile"];
 /// Words that call off what is in progress.
 const CALL_OFF: [&str; 9] = [
     "acha",
@@ -91,9 +107,11 @@ fn short_and_only(words: &[String], cue: impl Fn(&str) -> bool, pairs: &[(&str, 
         })
     };
     let has_cue = (0..words.len()).any(|i| cue(&words[i]) || paired(i));
-    has_cue
-        && (0..words.len())
-            .all(|i| cue(&words[i]) || paired(i) || FILLER.contains(&words[i].as_str()))
+    let pointed = |i: usize| i > 0 && POINTING.contains(&words[i - 1].as_str());
+    let others = (0..words.len())
+        .filter(|&i| !(cue(&words[i]) || paired(i) || FILLER.contains(&words[i].as_str())))
+        .collect::<Vec<_>>();
+    has_cue && (others.is_empty() || (others.len() == 1 && pointed(others[0])))
 }
 
 /// Whether the turn asks to hear the last reply again.
@@ -120,6 +138,9 @@ mod tests {
             "pardon?",
             "say that again please",
             "rudia tena polepole",
+            "sijakuelewa, rudia",
+            "rudia hiyo tarehe",
+            "sijasikia vizuri network ni mbaya",
         ] {
             assert!(asks_to_repeat(text), "{text}");
         }
@@ -128,6 +149,8 @@ mod tests {
             "sema tena salio langu ni ngapi",
             "",
             "nimesikia, asante",
+            "rudia muamala",
+            "rudia hiyo tarehe ya kesho",
         ] {
             assert!(!asks_to_repeat(text), "{text}");
         }
@@ -141,6 +164,8 @@ mod tests {
             "ghairi basi",
             "cancel please",
             "achana nayo",
+            "aah wacha tu, sitaki tena",
+            "acha, sitaki kusikia hizo",
         ] {
             assert!(calls_off(text), "{text}");
         }

@@ -10,6 +10,7 @@ pub mod secrets;
 pub mod signs;
 
 use super::scenario::Scenario;
+use super::words::Form;
 use signs::{analyse_turn, Sign};
 
 pub use lexicon::{Lexicon, DEFAULT_WINDOW};
@@ -72,7 +73,18 @@ pub fn explain(scenario: &Scenario, text: &str) -> Option<(SafetyCase, String)> 
             continue;
         };
         if category.crisis {
-            return Some((SafetyCase::Crisis, sign));
+            // An idiom or a story excuses only the words it covers: the crisis counts if a sign remains.
+            let rest = without(&turn, &category.unless);
+            let remains = |signs: &[Sign]| {
+                signs
+                    .iter()
+                    .find(|s| s.matches(&rest))
+                    .map(|s| s.text.clone())
+            };
+            match remains(&category.signs).or_else(|| remains(more)) {
+                Some(sign) => return Some((SafetyCase::Crisis, sign)),
+                None => continue,
+            }
         }
         let excepted = first(&category.unless).is_some() || first(fewer).is_some();
         if !resolved && !excepted {
@@ -82,6 +94,19 @@ pub fn explain(scenario: &Scenario, text: &str) -> Option<(SafetyCase, String)> 
     own(&compiled.emergency)
         .filter(|_| !resolved)
         .map(|sign| (SafetyCase::Emergency("scenario".into()), sign))
+}
+
+/// The turn with the words every matching sign of `signs` covers left out (as words nothing matches).
+fn without(turn: &[Vec<Form>], signs: &[Sign]) -> Vec<Vec<Form>> {
+    let mut rest = turn.to_vec();
+    for sign in signs {
+        for at in sign.covers(turn).into_iter().flatten() {
+            if let Some(word) = rest.get_mut(at) {
+                word.clear();
+            }
+        }
+    }
+    rest
 }
 
 /// What the agent says for a safety case: the scenario's reply (numbers first), then the category's advice.

@@ -8,7 +8,7 @@
 //! - `a_b` is a phrase: its words next to each other (`mafuta_ya_taa`);
 //! - `=word` matches only that word exactly as written (`=ananipiga`, not `amenipigia`);
 //! - a sign may start with `~N` to set its own span in words (`~3 damu nyingi`);
-//! - `@NAME` matches any entry of a named word class of the built-in lexicon (`@INGEST`: kunywa, meza, kula …).
+//! - `@NAME` matches any entry of a named word class of the safety rules (`@INGEST`: kunywa, meza, kula …).
 
 use std::collections::BTreeMap;
 
@@ -127,26 +127,44 @@ impl Sign {
 
     /// Whether the turn (its words already analysed) contains the sign.
     pub fn matches(&self, turn: &[Vec<Form>]) -> bool {
-        let positions: Vec<Vec<usize>> = self
+        self.covers(turn).is_some()
+    }
+
+    /// The positions of the turn's words that make up the sign, if it is there.
+    pub fn covers(&self, turn: &[Vec<Form>]) -> Option<Vec<usize>> {
+        // For each term, where it starts and how many words it takes there.
+        let found: Vec<Vec<(usize, usize)>> = self
             .terms
             .iter()
             .map(|alternatives| {
                 (0..turn.len())
-                    .filter(|&at| alternatives.iter().any(|p| phrase_at(p, turn, at)))
+                    .filter_map(|at| {
+                        alternatives
+                            .iter()
+                            .find(|p| phrase_at(p, turn, at))
+                            .map(|p| (at, p.len()))
+                    })
                     .collect()
             })
             .collect();
-        if positions.iter().any(Vec::is_empty) {
-            return false;
+        if found.iter().any(Vec::is_empty) {
+            return None;
         }
         // Some start from which every term has a position inside the window.
-        positions.iter().flatten().any(|&start| {
-            positions.iter().all(|found| {
-                found
-                    .iter()
-                    .any(|&p| p >= start && p < start.saturating_add(self.window))
-            })
-        })
+        let inside = |start: usize, p: usize| p >= start && p < start.saturating_add(self.window);
+        let start = found.iter().flatten().map(|&(p, _)| p).find(|&start| {
+            found
+                .iter()
+                .all(|term| term.iter().any(|&(p, _)| inside(start, p)))
+        })?;
+        Some(
+            found
+                .iter()
+                .flatten()
+                .filter(|&&(p, _)| inside(start, p))
+                .flat_map(|&(p, len)| p..p + len)
+                .collect(),
+        )
     }
 }
 
