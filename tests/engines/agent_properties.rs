@@ -197,3 +197,37 @@ proptest! {
         );
     }
 }
+
+/// Crises of the caller's own, and idioms or stories that use the same words (each excused on its own).
+const CRISES: [&str; 6] = [
+    "nataka kujiua leo",
+    "sioni sababu ya kuendelea kuishi",
+    "nime-cut mikono yangu tena, siwezi kuacha",
+    "najiskia kama ku-end life yangu",
+    "bora nife tu",
+    "nimemeza vidonge vyote nimalize",
+];
+const IDIOMS: [&str; 6] = [
+    "nataka kufa na wivu",
+    "nimecheka mpaka nikataka kufa",
+    "niliona movie mtu alijiua mwishoni",
+    "mwaka jana karibu nife kwa ajali",
+    "sina mawazo ya kujidhuru",
+    "kitabu ninachosoma mhusika anajiua",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// An idiom or a story beside a crisis of the caller's own never excuses it, in either order.
+    #[test]
+    fn an_idiom_beside_a_crisis_never_excuses_it(crisis in 0..CRISES.len(), idiom in 0..IDIOMS.len(), first in any::<bool>()) {
+        let reading = sauti::dialogue::reading::Reading::built_in();
+        prop_assert_eq!(safety::screen(health(), &reading.read(IDIOMS[idiom])), None, "{}", IDIOMS[idiom]);
+        let text = match first {
+            true => format!("{}, na {}", IDIOMS[idiom], CRISES[crisis]),
+            false => format!("{}. {}", CRISES[crisis], IDIOMS[idiom]),
+        };
+        prop_assert_eq!(safety::screen(health(), &reading.read(&text)), Some(safety::SafetyCase::Crisis), "{}", text);
+    }
+}
