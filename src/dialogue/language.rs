@@ -60,14 +60,22 @@ impl LanguageFile for SafetyRules {
     }
 }
 
+/// A file of the scenarios folder as text, with its name for messages.
+pub fn read(path: &Path) -> Result<(String, String), ScenarioError> {
+    let file = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(source) => Ok((file, source)),
+        Err(e) => Err(ScenarioError {
+            file,
+            line: 1,
+            message: format!("cannot read: {e}"),
+        }),
+    }
+}
+
 /// A language file read from `path`, or why it was refused.
 pub fn load_file<T: LanguageFile>(path: &Path) -> Result<T, ScenarioError> {
-    let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        line: 1,
-        message: format!("cannot read: {e}"),
-    })?;
+    let (file, source) = read(path)?;
     T::compile(&file, &source)
 }
 

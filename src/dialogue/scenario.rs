@@ -246,12 +246,7 @@ pub fn load_in(
     path: &Path,
     language: &super::language::Language,
 ) -> Result<Scenario, ScenarioError> {
-    let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        line: 1,
-        message: format!("cannot read: {e}"),
-    })?;
+    let (file, source) = super::language::read(path)?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     parse_in(&file, &source, Some(stem), language)
 }

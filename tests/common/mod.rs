@@ -268,6 +268,17 @@ pub fn get(url: &str, key: Option<&str>) -> Reply {
     collect(request.call())
 }
 
+/// The agent's reply text of a 200 agent turn.
+pub fn agent_text(reply: &Reply) -> String {
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    reply.json()["agent_text"].as_str().unwrap().to_string()
+}
+
 pub fn post_json(url: &str, key: Option<&str>, body: &serde_json::Value) -> Reply {
     let mut request = agent().post(url);
     if let Some(key) = key {

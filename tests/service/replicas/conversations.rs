@@ -62,16 +62,6 @@ fn converse(server: &Server, key: &str, body: serde_json::Value) -> Reply {
     post_json(&server.url("/v1/voice-agent/converse"), Some(key), &body)
 }
 
-fn agent_text(reply: &Reply) -> String {
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
-    reply.json()["agent_text"].as_str().unwrap().to_string()
-}
-
 #[test]
 fn an_agent_conversation_goes_on_whichever_replica_the_next_turn_reaches() {
     let bank = FakeHttp::start(|_, _| Answer::json(201, json!({ "reference": "TX7781" })));
