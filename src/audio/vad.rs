@@ -14,6 +14,8 @@ const FRAME: usize = 320;
 const PREROLL_FRAMES: usize = 15;
 /// Voiced frames in a row that start speech (100 ms).
 const START_FRAMES: usize = 5;
+/// The speech it takes to be detected as speech.
+pub const SPEECH_TO_START: Duration = Duration::from_millis((START_FRAMES * FRAME / 16) as u64);
 /// How far above the noise floor a voiced frame is.
 const MARGIN_DB: f64 = 12.0;
 /// No frame quieter than this is voiced, however quiet the line.

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 pub struct RealtimeSettings {
     /// Silence that ends the caller's turn, in milliseconds (a session may ask for 200 to 3,000).
     pub end_of_turn_ms: u64,
+    /// How long the caller must speak over a reply before it stops, in milliseconds: shorter sounds
+    /// ("eeh", "mhm", a knock on the line) leave it playing (0 to 3,000).
+    pub min_interruption_ms: u64,
     /// A session that hears nothing from its client for this long is closed.
     pub idle_seconds: u64,
     /// The longest a session may last.
@@ -31,6 +34,7 @@ impl Default for RealtimeSettings {
     fn default() -> Self {
         Self {
             end_of_turn_ms: 500,
+            min_interruption_ms: 500,
             idle_seconds: 60,
             max_session_seconds: 1_800,
             max_sessions_per_key: 5,
@@ -54,6 +58,12 @@ impl RealtimeSettings {
             return Some((
                 "realtime.end_of_turn_ms",
                 format!("must be between {lo} and {hi}"),
+            ));
+        }
+        if self.min_interruption_ms > 3_000 {
+            return Some((
+                "realtime.min_interruption_ms",
+                "must be at most 3000".into(),
             ));
         }
         for (key, value) in [

@@ -247,8 +247,15 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
     }
 
     check_guardrails(scenario, &mut out);
+    check_call(scenario, &mut out);
     check_tests(scenario, &mut out);
     out
+}
+
+fn check_call(scenario: &Scenario, out: &mut Vec<Problem>) {
+    if let Some((key, message)) = scenario.call.problem() {
+        out.push(problem(message, key));
+    }
 }
 
 fn check_guardrails(scenario: &Scenario, out: &mut Vec<Problem>) {

@@ -2,6 +2,7 @@
 //! OpenAI-compatible LLM), and the guardrails every turn passes through on the way in and out.
 
 pub mod actions;
+pub mod call;
 pub mod check;
 pub mod engine;
 pub mod eval;

@@ -119,6 +119,18 @@ pub fn asks_to_repeat(text: &str) -> bool {
     short_and_only(&tokens(text), |w| REPEAT.contains(&w), &REPEAT_PAIRS)
 }
 
+/// Words a listener says to show they are following, not to take a turn ("eeh", "mhm", "sawa", "naam").
+const BACKCHANNEL: [&str; 24] = [
+    "eeh", "ee", "eh", "eee", "mhm", "mmh", "mhmm", "hmm", "mm", "aha", "ah", "aah", "sawa",
+    "ndiyo", "ndio", "naam", "haya", "ok", "okay", "yes", "yeah", "kweli", "poa", "safi",
+];
+
+/// Whether a turn is only a listener's sounds of following ("eeh", "mhm, sawa"), at most four of them.
+pub fn is_backchannel(text: &str) -> bool {
+    let words = tokens(text);
+    !words.is_empty() && words.len() <= 4 && words.iter().all(|w| BACKCHANNEL.contains(&w.as_str()))
+}
+
 /// Whether the turn calls off what is in progress ("acha", "sitaki tena", "ghairi basi").
 pub fn calls_off(text: &str) -> bool {
     let pairs = [("sitaki", "tena"), ("achana", "nayo"), ("forget", "it")];
@@ -153,6 +165,21 @@ mod tests {
             "rudia hiyo tarehe ya kesho",
         ] {
             assert!(!asks_to_repeat(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn backchannels_are_only_sounds_of_following() {
+        for text in ["eeh", "Mhm.", "sawa sawa", "aha, ndiyo", "naam"] {
+            assert!(is_backchannel(text), "{text}");
+        }
+        for text in [
+            "",
+            "sawa, nataka salio",
+            "ndiyo ndiyo ndiyo ndiyo ndiyo",
+            "hapana",
+        ] {
+            assert!(!is_backchannel(text), "{text}");
         }
     }
 

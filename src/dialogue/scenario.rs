@@ -41,6 +41,9 @@ pub struct Scenario {
     /// Safety rules every backend's replies pass through.
     #[serde(default)]
     pub guardrails: Guardrails,
+    /// How a live call handles a silent caller and a call that runs too long.
+    #[serde(default)]
+    pub call: super::call::CallSettings,
     /// Test conversations for `sauti scenario test`.
     #[serde(default)]
     pub tests: Vec<TestConversation>,

@@ -109,12 +109,13 @@ impl Service {
         owner: &str,
         scenario: &Option<String>,
         session_id: &Option<String>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<std::sync::Arc<crate::dialogue::Scenario>, ApiError> {
         let request = TurnRequest {
             owner: owner.to_string(),
             scenario: scenario.clone(),
             session_id: session_id.clone(),
             text: String::new(),
+            heard_before: None,
         };
         Ok(self.graph.dialogue.check(request).await?)
     }

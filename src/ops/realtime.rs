@@ -43,7 +43,8 @@ impl Service {
                 "`end_of_turn_ms` must be between {lo} and {hi}"
             )));
         }
-        self.check_conversation(&open.owner, &open.scenario, &open.session_id)
+        let scenario = self
+            .check_conversation(&open.owner, &open.scenario, &open.session_id)
             .await?;
         Ok(SessionOptions {
             owner: open.owner,
@@ -51,9 +52,11 @@ impl Service {
             session_id: open.session_id,
             voice_id,
             end_of_turn: Duration::from_millis(end_of_turn),
+            min_interruption: Duration::from_millis(settings.min_interruption_ms),
             format: open.format,
             idle: Duration::from_secs(settings.idle_seconds),
             max_duration: Duration::from_secs(settings.max_session_seconds),
+            call: scenario.call.clone(),
         })
     }
 

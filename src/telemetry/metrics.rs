@@ -26,6 +26,9 @@ pub const REALTIME_SESSIONS: &str = "sauti_realtime_sessions";
 pub const REALTIME_VOICE_TO_VOICE: &str = "sauti_realtime_voice_to_voice_seconds";
 /// Replies the caller talked over (barge-in).
 pub const REALTIME_INTERRUPTIONS: &str = "sauti_realtime_interruptions_total";
+/// Sounds the caller made over a reply that did not stop it, by kind (`short`: shorter than
+/// `realtime.min_interruption_ms`; `words`: only "eeh", "mhm", "sawa" and the like, after which the reply went on).
+pub const REALTIME_BACKCHANNELS: &str = "sauti_realtime_backchannels_total";
 /// Waits of up to a second a realtime socket made because its caller's audio ran ahead of real time.
 pub const REALTIME_PACED: &str = "sauti_realtime_paced_waits_total";
 /// Caller turns a realtime session dropped unheard, by reason (`superseded`: a newer turn came before it was

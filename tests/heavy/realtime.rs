@@ -10,10 +10,18 @@ use base64::Engine as _;
 use common::*;
 
 fn speech(server: &Server, format: &str) -> Vec<u8> {
+    said(
+        server,
+        format,
+        "Nataka kujua salio la akaunti yangu ya akiba.",
+    )
+}
+
+fn said(server: &Server, format: &str, text: &str) -> Vec<u8> {
     let reply = post_json(
         &server.url(&format!("/v1/text-to-speech/baraka?output_format={format}")),
         Some(KEY_A),
-        &serde_json::json!({ "text": "Nataka kujua salio la akaunti yangu ya akiba." }),
+        &serde_json::json!({ "text": text }),
     );
     assert_eq!(reply.status, 200);
     base64::engine::general_purpose::STANDARD
@@ -48,6 +56,9 @@ fn a_realtime_conversation_through_a_websocket_client() {
     let ulaw = data.path().join("speech.ulaw");
     std::fs::write(&ulaw, speech(&server, "ulaw_8000")).unwrap();
     let out = data.path().join("seen.json");
+    let (eeh, sawa) = (data.path().join("eeh.wav"), data.path().join("sawa.wav"));
+    std::fs::write(&eeh, said(&server, "wav_16000", "Eeh.")).unwrap();
+    std::fs::write(&sawa, said(&server, "wav_16000", "Sawa.")).unwrap();
     common::sdk::run(
         "realtime_calls.py",
         &[
@@ -56,6 +67,8 @@ fn a_realtime_conversation_through_a_websocket_client() {
             wav.to_str().unwrap(),
             ulaw.to_str().unwrap(),
             out.to_str().unwrap(),
+            eeh.to_str().unwrap(),
+            sawa.to_str().unwrap(),
         ],
     );
     let seen: serde_json::Value =
@@ -85,8 +98,24 @@ fn a_realtime_conversation_through_a_websocket_client() {
         !heard.is_empty() && reply.starts_with(heard) && heard.len() < reply.len(),
         "{barge}"
     );
-    // Barge-in is answered as soon as the caller's voice is recognised as speech (100 ms of it).
+    // Barge-in is answered once the caller has spoken over the reply for `realtime.min_interruption_ms` (500 ms).
     assert!(barge["seconds_to_interruption"].as_f64().unwrap() < 1.0);
+
+    // A listener's "eeh" or "sawa" over a reply stops nothing: no interruption, no turn, and the reply's audio
+    // goes on.
+    for (name, murmur) in seen["murmurs"].as_object().unwrap() {
+        assert!(
+            murmur["murmur_seconds"].as_f64().unwrap() < 1.0,
+            "{name}: {murmur}"
+        );
+        assert_eq!(murmur["interruptions"], 0, "{name}: {murmur}");
+        assert_eq!(murmur["transcripts"], 0, "{name}: {murmur}");
+        assert!(
+            murmur["audio_after"].as_u64().unwrap() >= 1,
+            "{name}: {murmur}"
+        );
+    }
+    assert_eq!(seen["murmurs"].as_object().unwrap().len(), 2);
 
     // Refusals: each ends its own session with a code and a reason; no key or a bad one is refused before
     // the upgrade, as is an unknown scenario (with a problem the client can read).
@@ -152,6 +181,7 @@ fn a_realtime_conversation_through_a_websocket_client() {
     };
     assert_eq!(value("sauti_realtime_sessions "), 0.0);
     assert!(value("sauti_realtime_interruptions_total") >= 1.0);
+    assert!(value("sauti_realtime_backchannels_total") >= 2.0);
     assert!(value("sauti_realtime_voice_to_voice_seconds_count") >= 3.0);
 }
 
@@ -201,4 +231,100 @@ fn a_server_that_stops_tells_its_open_sessions_it_is_going_away() {
     let frame = close.expect("a close code and reason");
     assert_eq!(u16::from(frame.code), 1001);
     assert!(frame.reason.contains("shutting down"), "{}", frame.reason);
+}
+
+#[test]
+fn a_silent_caller_is_reprompted_then_hung_up_on_and_a_long_call_is_closed_politely() {
+    let _alone = common::alone();
+    let data = temp_dir();
+    let scenarios = data.path().join("scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let with_call = |id: &str, call: &str| {
+        let source = std::fs::read_to_string(root.join(format!("scenarios/{id}.toml"))).unwrap();
+        std::fs::write(
+            scenarios.join(format!("{id}.toml")),
+            format!("{source}\n[call]\n{call}"),
+        )
+        .unwrap();
+    };
+    with_call(
+        "general",
+        "silence_reprompt_seconds = 1\nsilence_reprompts = 1\nsilence_reprompt = \"Bado uko nami?\"\n\
+         silence_goodbye = \"Sijakusikia, kwaheri.\"\n",
+    );
+    with_call(
+        "health",
+        "silence_reprompt_seconds = 0\nmax_call_seconds = 4\nmax_call_closing = \"Muda umeisha, kwaheri.\"\n",
+    );
+    let server = Server::start(
+        data.path(),
+        &[
+            (
+                "SAUTI__ASR__MODEL",
+                fixture("whisper/model").to_str().unwrap(),
+            ),
+            (
+                "SAUTI__MODELS__ONNXRUNTIME",
+                onnxruntime().to_str().unwrap(),
+            ),
+            (
+                "SAUTI__DIALOGUE__SCENARIOS_DIR",
+                scenarios.to_str().unwrap(),
+            ),
+            ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+        ],
+    );
+    let out = data.path().join("seen.json");
+    common::sdk::run(
+        "realtime_silence.py",
+        &[&server.url(""), KEY_A, out.to_str().unwrap()],
+    );
+    let seen: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    eprintln!("{seen:#}");
+    let said = |call: &serde_json::Value| -> Vec<String> {
+        call["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "agent_response")
+            .map(|e| e["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // Silence: one re-prompt after a second of it, then the goodbye, then the call ends (end_call, close 1000).
+    let silent = &seen["silent"];
+    assert_eq!(
+        said(silent),
+        ["Bado uko nami?", "Sijakusikia, kwaheri."],
+        "{silent}"
+    );
+    let events = silent["events"].as_array().unwrap();
+    let first = events
+        .iter()
+        .find(|e| e["type"] == "agent_response")
+        .unwrap();
+    let at = first["at"].as_f64().unwrap();
+    assert!((0.9..3.0).contains(&at), "re-prompted after {at} s");
+    let last = events.last().unwrap();
+    assert_eq!(
+        (last["type"].as_str(), last["reason"].as_str()),
+        (Some("end_call"), Some("silence")),
+        "{silent}"
+    );
+    assert_eq!(silent["close"][0], 1000);
+
+    // Length: the call is closed politely once it has lasted max_call_seconds.
+    let long = &seen["long"];
+    let texts = said(long);
+    assert_eq!(
+        texts.last().map(String::as_str),
+        Some("Muda umeisha, kwaheri."),
+        "{long}"
+    );
+    let last = long["events"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["reason"], "max_duration", "{long}");
+    assert!(long["seconds"].as_f64().unwrap() >= 4.0, "{long}");
+    assert_eq!(long["close"][0], 1000);
 }

@@ -1,9 +1,9 @@
 """Drive sauti's realtime voice agent with the `websockets` client library, as a voice-agent builder would.
 
-    python3 realtime_calls.py BASE_URL KEY SPEECH_WAV SPEECH_ULAW OUT_JSON
+    python3 realtime_calls.py BASE_URL KEY SPEECH_WAV SPEECH_ULAW OUT_JSON MURMUR_WAV...
 
 SPEECH_WAV is a 16 kHz mono 16-bit WAV of someone speaking, SPEECH_ULAW the same words as raw μ-law at
-8 kHz. Each check below raises on a failure; what was seen is written to OUT_JSON for the Rust test to
+8 kHz, and each MURMUR_WAV a listener's short "eeh" or "sawa" in the same WAV format. Each check below raises on a failure; what was seen is written to OUT_JSON for the Rust test to
 assert on as well.
 """
 
@@ -19,13 +19,18 @@ import wave
 import websockets
 
 BASE, KEY, SPEECH, SPEECH_ULAW, OUT = sys.argv[1:6]
+MURMURS = sys.argv[6:]
 WS = BASE.replace("http://", "ws://")
 HEADERS = {"xi-api-key": KEY}
 results = {}
 
-with wave.open(SPEECH) as w:
-    assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
-    PCM = w.readframes(w.getnframes())
+def pcm_of(path):
+    with wave.open(path) as w:
+        assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
+        return w.readframes(w.getnframes())
+
+
+PCM = pcm_of(SPEECH)
 SILENCE = b"\0" * 32000  # one second
 
 
@@ -120,6 +125,33 @@ async def typed_turn_and_barge_in():
         assert kinds(rest)[:2] == ["user_transcript", "agent_response"], kinds(rest)
         results["barge_in"] = {"reply": reply, "heard": correction["corrected_agent_response"],
                                "seconds_to_interruption": interrupted}
+
+
+async def murmurs_over_a_reply():
+    """A listener's "eeh" and "sawa" while the agent speaks: the reply goes on, nothing is interrupted."""
+    url = f"{WS}/v1/voice-agent/realtime?scenario=health&output_format=pcm_16000"
+    seen = {}
+    for path in MURMURS:
+        async with websockets.connect(url, additional_headers=HEADERS) as ws:
+            await ws.recv()
+            await ws.send(json.dumps({"type": "user_message", "text": "Dalili za malaria ni zipi?"}))
+            before = []
+            while not any(m["type"] == "audio" for m in before):
+                before.append(json.loads(await asyncio.wait_for(ws.recv(), 20)))
+            await asyncio.sleep(1.0)
+            talking = asyncio.ensure_future(speak(ws, pcm_of(path), real_time=True))
+            after = await events(ws, until_quiet=2.5)
+            await talking
+            after += await events(ws, until_quiet=1.5)
+            order = kinds(after)
+            seen[path.rsplit("/", 1)[-1]] = {
+                "murmur_seconds": len(pcm_of(path)) / 32000,
+                "interruptions": order.count("interruption"),
+                "transcripts": order.count("user_transcript"),
+                "audio_after": order.count("audio"),
+                "order": order[:12],
+            }
+    results["murmurs"] = seen
 
 
 async def close_code(url, send):
@@ -255,6 +287,7 @@ def plain_get():
 async def main():
     await spoken_turn()
     await typed_turn_and_barge_in()
+    await murmurs_over_a_reply()
     await refusals()
     await tokens()
     await stalled_and_healthy()

@@ -108,6 +108,7 @@ async fn turn(
             scenario: request.scenario.clone(),
             session_id: request.session_id,
             text: request.text,
+            heard_before: None,
         })
         .await?;
     let dialogue_ms = heard.elapsed().as_millis() as u64;

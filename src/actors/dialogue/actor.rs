@@ -27,8 +27,8 @@ pub enum ToDialogueActor {
     Check {
         /// The turn (its text is not looked at).
         request: TurnRequest,
-        /// Whether a turn with these would be taken.
-        reply: RpcReplyPort<Result<(), TurnError>>,
+        /// The scenario a turn with these would be answered by, or why it would not be taken.
+        reply: RpcReplyPort<Result<Arc<crate::dialogue::Scenario>, TurnError>>,
     },
     /// The caller talked over the agent's last reply in a session: the history keeps only what was heard.
     Interrupted {
@@ -99,10 +99,7 @@ impl Actor for DialogueActor {
             }
             ToDialogueActor::Check { request, reply } => {
                 let state = state.clone();
-                work.answer(
-                    reply,
-                    async move { resolve(&state, &request).await.map(|_| ()) },
-                );
+                work.answer(reply, async move { resolve(&state, &request).await });
             }
             ToDialogueActor::Interrupted {
                 owner,
@@ -192,6 +189,9 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
         .sessions
         .open(&request.owner, &scenario.id, request.session_id.as_deref())
         .await?;
+    if let Some(heard) = &request.heard_before {
+        turn.session.interrupted(heard);
+    }
     let fallback = state.fallback.as_deref();
     let reply = converse(
         &scenario,

@@ -28,6 +28,9 @@ pub struct TurnRequest {
     pub session_id: Option<String>,
     /// What the user said.
     pub text: String,
+    /// The caller talked over the session's last reply before this turn: the part of it they heard, which is
+    /// all the session's history keeps of it (applied before the turn is answered).
+    pub heard_before: Option<String>,
 }
 
 /// An answered turn.
@@ -92,8 +95,12 @@ impl DialogueHandle {
             .await?
     }
 
-    /// Whether a turn with this scenario and session would be taken (checked before costly work for it).
-    pub async fn check(&self, request: TurnRequest) -> Result<(), TurnError> {
+    /// Whether a turn with this scenario and session would be taken (checked before costly work for it): the
+    /// scenario that would answer it.
+    pub async fn check(
+        &self,
+        request: TurnRequest,
+    ) -> Result<std::sync::Arc<crate::dialogue::Scenario>, TurnError> {
         self.slot
             .call(
                 "dialogue",

@@ -1,12 +1,13 @@
 //! The SessionActor: turn-taking and barge-in for one realtime conversation.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use tokio::sync::mpsc;
 
+use super::call::{CallClock, Due};
 use super::playing::Playing;
 use super::turn::{self, Said, TurnEvent};
 use super::{Inbound, Outbound, Services, SessionOptions};
@@ -45,30 +46,38 @@ const TICK: Duration = Duration::from_millis(250);
 const PING_EVERY: Duration = Duration::from_secs(15);
 
 /// A turn in progress.
-struct Current {
-    id: u64,
-    task: crate::actors::work::OwnedTask,
+pub(super) struct Current {
+    pub(super) id: u64,
+    pub(super) task: crate::actors::work::OwnedTask,
     /// The turn's audio, until it is recognised (a turn that continues after a pause is recognised whole).
-    audio: Option<Arc<Vec<f32>>>,
+    pub(super) audio: Option<Arc<Vec<f32>>>,
     /// The reply, once the dialogue layer has given it.
-    reply: Option<String>,
+    pub(super) reply: Option<String>,
     /// When the caller stopped speaking.
-    ended_speaking: Instant,
+    pub(super) ended_speaking: Instant,
+    /// What the caller had already heard of a reply this turn goes on with (a resumed reply).
+    pub(super) before: String,
 }
 
 /// A session's state.
 pub struct State {
-    args: SessionArgs,
-    myself: ActorRef<ToSession>,
-    vad: StreamingVad,
-    current: Option<Current>,
-    playing: Option<Playing>,
-    turns: u64,
-    events: u64,
-    started: Instant,
+    pub(super) args: SessionArgs,
+    pub(super) myself: ActorRef<ToSession>,
+    pub(super) vad: StreamingVad,
+    pub(super) current: Option<Current>,
+    pub(super) playing: Option<Playing>,
+    /// Samples of speech the caller has said over an audible reply that has not stopped for it (yet).
+    pub(super) barge: Option<usize>,
+    /// The reply the caller last cut, and what they had heard of it, until the turn that cut it is heard.
+    pub(super) cut_reply: Option<(String, String)>,
+    /// Re-prompts for a silent caller, and the polite end of a call.
+    pub(super) clock: CallClock,
+    pub(super) turns: u64,
+    pub(super) events: u64,
+    pub(super) started: Instant,
     /// The last message from the client or from a turn.
-    last_heard: Instant,
-    last_ping: Instant,
+    pub(super) last_heard: Instant,
+    pub(super) last_ping: Instant,
 }
 
 impl Actor for SessionActor {
@@ -87,12 +96,16 @@ impl Actor for SessionActor {
             format: args.options.format,
         };
         let _ = args.out.try_send(started);
+        let call = args.options.call.clone();
         Ok(State {
             vad: StreamingVad::new(args.options.end_of_turn),
             args,
             myself,
             current: None,
             playing: None,
+            barge: None,
+            cut_reply: None,
+            clock: CallClock::new(call),
             turns: 0,
             events: 0,
             started: Instant::now(),
@@ -116,7 +129,12 @@ impl Actor for SessionActor {
                 state.last_heard = Instant::now();
                 for event in state.vad.push(&samples) {
                     match event {
-                        VadEvent::SpeechStarted => state.caller_started(),
+                        VadEvent::SpeechStarted => state.caller_started(true),
+                        // Over before it was long enough to stop the reply: a murmur or a noise, not a turn.
+                        VadEvent::TurnEnded(_) if state.barge.take().is_some() => {
+                            metrics::counter!(crate::telemetry::metrics::REALTIME_BACKCHANNELS, "kind" => "short")
+                                .increment(1);
+                        }
                         VadEvent::TurnEnded(audio) => {
                             if state.admit().await {
                                 state.turn_ended(audio);
@@ -124,11 +142,12 @@ impl Actor for SessionActor {
                         }
                     }
                 }
+                state.speaking_over(samples.len());
             }
             ToSession::Inbound(Inbound::UserMessage(text)) => {
                 state.last_heard = Instant::now();
                 if state.admit().await {
-                    state.caller_started();
+                    state.caller_started(false);
                     state.begin(Said::Text(text), None);
                 }
             }
@@ -160,14 +179,14 @@ impl Actor for SessionActor {
 
 impl State {
     /// Queue an event for the client; a client too slow to take them ends the session.
-    fn send(&mut self, event: Outbound) {
+    pub(super) fn send(&mut self, event: Outbound) {
         if let Err(mpsc::error::TrySendError::Full(_)) = self.args.out.try_send(event) {
             tracing::info!("realtime client stopped reading; the session ends");
             self.myself.stop(Some("the client stopped reading".into()));
         }
     }
 
-    fn close(&mut self, code: u16, reason: String) {
+    pub(super) fn close(&mut self, code: u16, reason: String) {
         self.send(Outbound::Close { code, reason });
         self.myself.stop(None);
     }
@@ -186,50 +205,6 @@ impl State {
                 });
                 false
             }
-        }
-    }
-
-    /// The caller began to speak: an audible reply stops at once.
-    fn caller_started(&mut self) {
-        let producing = |p: &Playing| self.current.as_ref().is_some_and(|c| c.id == p.turn);
-        if self
-            .playing
-            .as_ref()
-            .is_some_and(|p| p.audible(producing(p)))
-        {
-            self.interrupt();
-        }
-    }
-
-    /// Stop the reply being played: the client is told to drop what it has not played, the session's history
-    /// keeps what was heard.
-    fn interrupt(&mut self) {
-        let Some(playing) = self.playing.take() else {
-            return;
-        };
-        if let Some(current) = self.current.take_if(|c| c.id == playing.turn) {
-            current.task.abort();
-        }
-        self.args.cut.store(playing.last_event, Ordering::Release);
-        metrics::counter!(crate::telemetry::metrics::REALTIME_INTERRUPTIONS).increment(1);
-        self.send(Outbound::Interruption {
-            event_id: playing.last_event,
-        });
-        let heard = playing.heard();
-        self.forget_unheard(&heard);
-        self.send(Outbound::Correction {
-            original: playing.reply,
-            corrected: heard,
-        });
-    }
-
-    /// The dialogue session's last reply is kept only as far as it was heard.
-    fn forget_unheard(&self, heard: &str) {
-        if let Some(session) = &self.args.options.session_id {
-            self.args
-                .services
-                .dialogue
-                .interrupted(&self.args.options.owner, session, heard);
         }
     }
 
@@ -268,18 +243,23 @@ impl State {
         self.begin(Said::Audio(Arc::clone(&said)), Some(said));
     }
 
-    fn begin(&mut self, said: Said, audio: Option<Arc<Vec<f32>>>) {
+    pub(super) fn begin(&mut self, said: Said, audio: Option<Arc<Vec<f32>>>) {
         if let Some(current) = self.current.take() {
             current.task.abort();
         }
         self.turns += 1;
         let id = self.turns;
+        let heard_before = match said {
+            Said::Agent(_) => None,
+            _ => self.cut_reply.as_ref().map(|(_, heard)| heard.clone()),
+        };
         let task = crate::actors::work::OwnedTask::spawn(
             "realtime",
             turn::run(
                 self.args.services.clone(),
                 self.args.options.clone(),
                 said,
+                heard_before,
                 id,
                 self.myself.clone(),
             ),
@@ -290,6 +270,7 @@ impl State {
             audio,
             reply: None,
             ended_speaking: Instant::now(),
+            before: String::new(),
         });
     }
 
@@ -300,9 +281,20 @@ impl State {
         match event {
             TurnEvent::Heard(text) => {
                 current.audio = None;
+                // The dialogue keeps what was heard of the cut reply with this turn.
+                self.cut_reply = None;
                 self.send(Outbound::UserTranscript(text));
             }
-            TurnEvent::Nothing => self.current = None,
+            TurnEvent::Nothing => {
+                self.current = None;
+                if let Some((_, heard)) = self.cut_reply.take() {
+                    self.forget_unheard(&heard);
+                }
+            }
+            TurnEvent::Backchannel => {
+                self.current = None;
+                self.resume();
+            }
             TurnEvent::Answered { text, session_id } => {
                 current.reply = Some(text.clone());
                 self.args.options.session_id = Some(session_id.clone());
@@ -339,6 +331,7 @@ impl State {
             return;
         };
         let reply = current.reply.clone().unwrap_or_default();
+        let before = current.before.clone();
         if self.playing.as_ref().is_none_or(|p| p.turn != turn) {
             // The caller is speaking again before the reply began: it is not spoken over them.
             if self.vad.in_speech() {
@@ -356,7 +349,11 @@ impl State {
                 .record(current.ended_speaking.elapsed().as_secs_f64());
             self.playing = Some(Playing {
                 turn,
-                reply,
+                reply: match before.is_empty() {
+                    true => reply,
+                    false => format!("{before} {reply}"),
+                },
+                before,
                 first_audio: Instant::now(),
                 pieces: Vec::new(),
                 seconds: 0.0,
@@ -380,6 +377,26 @@ impl State {
     }
 
     fn tick(&mut self) {
+        let busy = self.current.is_some()
+            || self.vad.in_speech()
+            || self.playing.as_ref().is_some_and(|p| p.audible(false));
+        if let Some(reason) = self.clock.ending.filter(|_| !busy) {
+            // The goodbye has been heard: the agent hangs up.
+            tracing::info!(end_reason = reason.as_str(), "the agent ended the call");
+            self.send(Outbound::EndCall {
+                reason: reason.as_str().to_string(),
+            });
+            return self.close(
+                1000,
+                format!("the agent ended the call ({})", reason.as_str()),
+            );
+        }
+        match self.clock.due(busy) {
+            Some(Due::Reprompt(text) | Due::Goodbye(text, _)) => {
+                self.begin(Said::Agent(text), None)
+            }
+            None => {}
+        }
         let options = &self.args.options;
         if self.last_heard.elapsed() >= options.idle {
             let seconds = options.idle.as_secs();

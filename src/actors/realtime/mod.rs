@@ -9,6 +9,8 @@
 //! frames into [`Inbound`] and [`Outbound`] into frames.
 
 mod actor;
+mod barge;
+pub mod call;
 mod playing;
 mod seats;
 pub mod turn;
@@ -70,12 +72,16 @@ pub struct SessionOptions {
     pub voice_id: String,
     /// Silence that ends the caller's turn.
     pub end_of_turn: Duration,
+    /// How long the caller must speak over a reply before it stops (shorter sounds leave it playing).
+    pub min_interruption: Duration,
     /// The format of the agent's audio.
     pub format: OutputFormat,
     /// Closed after this long without a message from the client.
     pub idle: Duration,
     /// Closed after this long in all.
     pub max_duration: Duration,
+    /// The scenario's re-prompts for a silent caller and its polite end to a long call.
+    pub call: crate::dialogue::call::CallSettings,
 }
 
 /// What the client sent, decoded by the wire protocol.
@@ -133,6 +139,11 @@ pub enum Outbound {
         detail: String,
         /// Seconds until a turn may be taken again, if known.
         retry_after_seconds: Option<u64>,
+    },
+    /// The agent ends the call (the caller stayed silent, or the call ran too long); the close follows.
+    EndCall {
+        /// `silence` or `max_duration`.
+        reason: String,
     },
     /// Are you there?
     Ping {

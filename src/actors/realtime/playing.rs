@@ -9,7 +9,10 @@ use crate::tts::SpokenWord;
 /// A reply whose audio has gone to the client, which plays it in real time.
 pub(super) struct Playing {
     pub(super) turn: u64,
+    /// The whole reply (with what was heard of it before, for a resumed one).
     pub(super) reply: String,
+    /// What the caller had heard of the reply before this part of it (a reply resumed after a murmur).
+    pub(super) before: String,
     pub(super) first_audio: Instant,
     /// Each piece's written text and where it starts and ends in the reply, in seconds, with its words.
     pub(super) pieces: Vec<(String, f64, f64, Vec<SpokenWord>)>,
@@ -27,7 +30,10 @@ impl Playing {
     /// has come (where the voice timed its words).
     pub(super) fn heard(&self) -> String {
         let at = self.first_audio.elapsed().as_secs_f64();
-        let mut heard = String::new();
+        let mut heard = self.before.clone();
+        if !heard.is_empty() {
+            heard.push(' ');
+        }
         for (text, start, end, words) in &self.pieces {
             if *end <= at {
                 heard.push_str(text);
@@ -72,6 +78,7 @@ mod tests {
         Playing {
             turn: 1,
             reply: "Habari yako. Karibu benki leo.".into(),
+            before: String::new(),
             first_audio: Instant::now() - Duration::from_secs_f64(started_ago),
             pieces: vec![
                 (

@@ -16,12 +16,14 @@ use crate::actors::ActorError;
 use crate::audio::output::{OutputFormat, StreamEncoder};
 use crate::tts::{SpokenWord, VoiceSettings};
 
-/// What the caller said: audio to recognise, or typed text.
+/// What the caller said: audio to recognise, or typed text; or what the agent goes on to say.
 pub enum Said {
     /// 16 kHz mono samples of the turn.
     Audio(Arc<Vec<f32>>),
     /// A typed message.
     Text(String),
+    /// The rest of a reply the caller only murmured over ("eeh", "sawa"): spoken without a new turn.
+    Agent(String),
 }
 
 /// What a turn reports to its session.
@@ -31,6 +33,8 @@ pub enum TurnEvent {
     Heard(String),
     /// Nothing was recognised in the audio: no reply.
     Nothing,
+    /// The caller only murmured over the reply ("eeh", "mhm, sawa"): no turn, and the reply goes on.
+    Backchannel,
     /// The dialogue layer's reply, before its speech.
     Answered {
         /// The reply.
@@ -55,11 +59,13 @@ pub enum TurnEvent {
     Failed(String),
 }
 
-/// Run turn `id` of a session, reporting to `session`.
+/// Run turn `id` of a session, reporting to `session`. `heard_before` is set when the turn was spoken over the
+/// last reply and cut it: what the caller had heard of it.
 pub async fn run(
     services: Services,
     options: SessionOptions,
     said: Said,
+    heard_before: Option<String>,
     id: u64,
     session: ActorRef<ToSession>,
 ) {
@@ -67,7 +73,8 @@ pub async fn run(
         let _ = session.send_message(ToSession::Turn { turn: id, event });
     };
     // A panic in the turn's work fails this turn alone; the session goes on.
-    match crate::actors::work::caught("realtime", steps(&services, &options, said, &report)).await {
+    let work = steps(&services, &options, said, heard_before, &report);
+    match crate::actors::work::caught("realtime", work).await {
         Ok(Ok(())) => report(TurnEvent::Done),
         Ok(Err(error)) => report(TurnEvent::Failed(error)),
         Err(fault) => report(TurnEvent::Failed(fault.to_string())),
@@ -78,9 +85,17 @@ async fn steps(
     services: &Services,
     options: &SessionOptions,
     said: Said,
+    heard_before: Option<String>,
     report: &impl Fn(TurnEvent),
 ) -> Result<(), String> {
     let text = match said {
+        Said::Agent(rest) => {
+            report(TurnEvent::Answered {
+                text: rest.clone(),
+                session_id: options.session_id.clone().unwrap_or_default(),
+            });
+            return speak(services, options, &rest, report).await;
+        }
         Said::Text(text) => text,
         Said::Audio(audio) => {
             let seconds = audio.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
@@ -105,6 +120,10 @@ async fn steps(
             text
         }
     };
+    if heard_before.is_some() && crate::dialogue::repair::is_backchannel(&text) {
+        report(TurnEvent::Backchannel);
+        return Ok(());
+    }
     report(TurnEvent::Heard(services.dialogue.shareable(&text)));
     let answered = services
         .dialogue
@@ -113,6 +132,7 @@ async fn steps(
             scenario: options.scenario.clone(),
             session_id: options.session_id.clone(),
             text,
+            heard_before,
         })
         .await
         .map_err(|e| e.to_string())?;
@@ -123,7 +143,17 @@ async fn steps(
         text: reply.clone(),
         session_id: answered.session_id,
     });
-    let (mut stream, first) = open(services, options, &reply).await?;
+    speak(services, options, &reply, report).await
+}
+
+/// Speak `reply`, piece by piece as it is synthesised and encoded.
+async fn speak(
+    services: &Services,
+    options: &SessionOptions,
+    reply: &str,
+    report: &impl Fn(TurnEvent),
+) -> Result<(), String> {
+    let (mut stream, first) = open(services, options, reply).await?;
     let mut encoder = Encoder::new(options.format)?;
     let mut next = Some(Ok(first));
     while let Some(piece) = next {

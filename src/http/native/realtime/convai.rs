@@ -143,6 +143,10 @@ impl Wire for ConvAi {
                     "retry_after_seconds": retry_after_seconds,
                 }
             }),
+            Outbound::EndCall { reason } => json!({
+                "type": "end_call",
+                "end_call_event": { "reason": reason }
+            }),
             Outbound::Ping { event_id } => json!({
                 "type": "ping",
                 "ping_event": { "event_id": event_id, "ping_ms": null }
