@@ -14,8 +14,6 @@ const FRAME: usize = 320;
 const PREROLL_FRAMES: usize = 15;
 /// Voiced frames in a row that start speech (100 ms).
 const START_FRAMES: usize = 5;
-/// The speech it takes to be detected as speech.
-pub const SPEECH_TO_START: Duration = Duration::from_millis((START_FRAMES * FRAME / 16) as u64);
 /// How far above the noise floor a voiced frame is.
 const MARGIN_DB: f64 = 12.0;
 /// No frame quieter than this is voiced, however quiet the line.
@@ -51,6 +49,8 @@ pub struct StreamingVad {
     /// The turn so far, while the caller speaks.
     turn: Option<Vec<f32>>,
     turn_frames: usize,
+    /// Voiced frames in the turn so far.
+    voiced_frames: usize,
 }
 
 impl StreamingVad {
@@ -65,12 +65,21 @@ impl StreamingVad {
             silent_run: 0,
             turn: None,
             turn_frames: 0,
+            voiced_frames: 0,
         }
     }
 
     /// Whether the caller is speaking now.
     pub fn in_speech(&self) -> bool {
         self.turn.is_some()
+    }
+
+    /// How much of the turn under way is speech (its pauses left out); zero between turns.
+    pub fn voiced(&self) -> Duration {
+        match self.turn {
+            Some(_) => Duration::from_millis((self.voiced_frames * 20) as u64),
+            None => Duration::ZERO,
+        }
     }
 
     /// Feed 16 kHz mono samples; what happened in them, in order.
@@ -121,12 +130,14 @@ impl StreamingVad {
                 self.turn_frames = turn.len() / FRAME;
                 self.turn = Some(turn);
                 self.silent_run = 0;
+                self.voiced_frames = START_FRAMES;
                 Some(VadEvent::SpeechStarted)
             }
             Some(turn) => {
                 turn.extend_from_slice(&frame);
                 self.turn_frames += 1;
                 self.silent_run = if voiced { 0 } else { self.silent_run + 1 };
+                self.voiced_frames += usize::from(voiced);
                 if self.silent_run < self.end_frames && self.turn_frames < MAX_TURN_FRAMES {
                     return None;
                 }
@@ -200,6 +211,21 @@ mod tests {
         let speech = tone(0.6, 0.5);
         let events = feed(&mut vad, &speech, 320);
         assert_eq!(events, vec![VadEvent::SpeechStarted]);
+    }
+
+    #[test]
+    fn the_speech_of_a_turn_leaves_its_pauses_out() {
+        let mut vad = StreamingVad::new(Duration::from_millis(500));
+        assert_eq!(vad.voiced(), Duration::ZERO);
+        let mut audio = vec![0.0; 16_000];
+        audio.extend(tone(0.3, 0.3));
+        audio.extend(vec![0.0; 6_400]);
+        vad.push(&audio);
+        assert!(vad.in_speech());
+        let voiced = vad.voiced().as_millis();
+        assert!((260..=320).contains(&voiced), "{voiced} ms");
+        vad.push(&vec![0.0; 8_000]);
+        assert_eq!(vad.voiced(), Duration::ZERO, "between turns");
     }
 
     #[test]

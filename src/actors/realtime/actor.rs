@@ -66,8 +66,8 @@ pub struct State {
     pub(super) vad: StreamingVad,
     pub(super) current: Option<Current>,
     pub(super) playing: Option<Playing>,
-    /// Samples of speech the caller has said over an audible reply that has not stopped for it (yet).
-    pub(super) barge: Option<usize>,
+    /// The caller is speaking over an audible reply that has not stopped for it (yet).
+    pub(super) barge: bool,
     /// The reply the caller last cut, and what they had heard of it, until the turn that cut it is heard.
     pub(super) cut_reply: Option<(String, String)>,
     /// Re-prompts for a silent caller, and the polite end of a call.
@@ -103,7 +103,7 @@ impl Actor for SessionActor {
             myself,
             current: None,
             playing: None,
-            barge: None,
+            barge: false,
             cut_reply: None,
             clock: CallClock::new(call),
             turns: 0,
@@ -131,7 +131,7 @@ impl Actor for SessionActor {
                     match event {
                         VadEvent::SpeechStarted => state.caller_started(true),
                         // Over before it was long enough to stop the reply: a murmur or a noise, not a turn.
-                        VadEvent::TurnEnded(_) if state.barge.take().is_some() => {
+                        VadEvent::TurnEnded(_) if std::mem::take(&mut state.barge) => {
                             metrics::counter!(crate::telemetry::metrics::REALTIME_BACKCHANNELS, "kind" => "short")
                                 .increment(1);
                         }
@@ -142,7 +142,7 @@ impl Actor for SessionActor {
                         }
                     }
                 }
-                state.speaking_over(samples.len());
+                state.speaking_over();
             }
             ToSession::Inbound(Inbound::UserMessage(text)) => {
                 state.last_heard = Instant::now();

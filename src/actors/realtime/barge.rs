@@ -20,36 +20,18 @@ impl State {
             .as_ref()
             .is_some_and(|p| p.audible(producing(p)))
         {
-            match spoken && self.barge_limit() > 0 {
-                true => self.barge = Some(0),
+            match spoken && !self.args.options.min_interruption.is_zero() {
+                true => self.barge = true,
                 false => self.interrupt(),
             }
         }
     }
 
-    /// Samples of speech over a reply that stop it: `min_interruption`, less the speech it takes to be detected.
-    pub(super) fn barge_limit(&self) -> usize {
-        let detected = crate::audio::vad::SPEECH_TO_START;
-        let ms = self
-            .args
-            .options
-            .min_interruption
-            .saturating_sub(detected)
-            .as_millis() as usize;
-        ms * crate::audio::SAMPLE_RATE as usize / 1000
-    }
-
-    /// More of the caller's audio: speech over a reply that has gone on long enough stops it.
-    pub(super) fn speaking_over(&mut self, samples: usize) {
-        let limit = self.barge_limit();
-        let Some(said) = self.barge.as_mut() else {
-            return;
-        };
-        if self.vad.in_speech() {
-            *said += samples;
-        }
-        if *said >= limit {
-            self.barge = None;
+    /// More of the caller's audio: speech over a reply that has gone on long enough (its pauses left out)
+    /// stops it.
+    pub(super) fn speaking_over(&mut self) {
+        if self.barge && self.vad.voiced() >= self.args.options.min_interruption {
+            self.barge = false;
             self.interrupt();
         }
     }
