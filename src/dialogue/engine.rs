@@ -183,7 +183,7 @@ impl Turn<'_> {
             intents::best(self.scenario, text)
                 .is_some_and(|(intent, score)| intent.id != active.intent && score >= 0.75)
         };
-        if super::repair::calls_off(text) {
+        if super::repair::calls_off_flow(text) {
             // "Acha", "sitaki tena", "ghairi": the flow is called off and says so.
             self.cancel(&flow);
             return Some("cancel".into());

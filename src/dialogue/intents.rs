@@ -155,6 +155,13 @@ fn compiled(intent: &Intent) -> &CompiledIntent {
             .map(|k| keyword_content(k))
             .collect(),
         decisive: intent.decisive.iter().map(|k| keyword_content(k)).collect(),
+        phrases: intent
+            .keywords
+            .iter()
+            .filter(|k| keyword_content(k).is_empty())
+            .map(|k| canonical(k))
+            .filter(|words| !words.is_empty())
+            .collect(),
     })
 }
 
@@ -171,8 +178,9 @@ fn decided(intent: &Intent, said: &[Vec<String>]) -> bool {
     compiled(intent).decisive.iter().any(|k| found(k, said))
 }
 
-/// How well a turn matches an intent, 0 to 1: a keyword present scores at least 0.75.
-pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
+/// How well a turn matches an intent, 0 to 1: a keyword present scores at least 0.75. `words` are the turn's
+/// own words (for keywords made only of small words), `said` its content words.
+pub fn score(intent: &Intent, said: &[Vec<String>], words: &[String]) -> f32 {
     let compiled = compiled(intent);
     let examples = compiled
         .examples
@@ -181,7 +189,10 @@ pub fn score(intent: &Intent, said: &[Vec<String>]) -> f32 {
         .fold(0.0, f32::max);
     // Keywords are read as written (prefixes stripped, not object markers or extensions: `tutaonana` is not
     // `kumwona`); every keyword found adds a little, so the intent whose words the turn uses most wins a tie.
-    let hits = compiled.keywords.iter().filter(|k| found(k, said)).count();
+    let in_a_row =
+        |phrase: &Vec<String>| words.windows(phrase.len()).any(|w| w == phrase.as_slice());
+    let hits = compiled.keywords.iter().filter(|k| found(k, said)).count()
+        + compiled.phrases.iter().filter(|p| in_a_row(p)).count();
     if hits > 0 {
         0.75 + 0.05 * (hits - 1).min(3) as f32 + 0.2 * examples
     } else {
@@ -215,10 +226,16 @@ pub fn tied<'a>(scenario: &'a Scenario, text: &str) -> Option<(&'a Intent, &'a I
 /// The intents that reach the threshold, best first (deciding keywords before scores, then file order).
 fn ranked<'a>(scenario: &'a Scenario, text: &str) -> Vec<(&'a Intent, f32)> {
     let said = content(text);
+    let words = canonical(text);
     let mut ranked: Vec<((&Intent, f32), bool)> = scenario
         .intents
         .iter()
-        .map(|intent| ((intent, score(intent, &said)), decided(intent, &said)))
+        .map(|intent| {
+            (
+                (intent, score(intent, &said, &words)),
+                decided(intent, &said),
+            )
+        })
         .filter(|((_, s), _)| *s >= THRESHOLD)
         .collect();
     // Among equals the later intent comes first, as the best was always chosen.

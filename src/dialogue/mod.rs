@@ -73,6 +73,9 @@ pub struct Session {
     /// SHA-256 digests of the digits of secrets the caller offered (never the secrets), so no later reply can
     /// say them.
     pub offered: Vec<[u8; 32]>,
+    /// The caller's last turn named a secret ("PIN yangu imefungwa"): a bare code in the next one ("ni moja mbili
+    /// tatu nne") is that secret.
+    pub secret_named: bool,
 }
 
 impl Session {
@@ -188,9 +191,13 @@ pub async fn converse(
     // know (the past-and-over rule then reads their tense); English on its own stays for the English signs.
     let read = scenario.reading.current().read(text);
     let rules = scenario.safety.current();
-    let offered = g.secrets && (rules.secrets.offers(text) || rules.secrets.offers(&read));
+    let named_before = std::mem::replace(&mut session.secret_named, rules.secrets.names(text));
+    let after_naming = named_before && rules.secrets.bare_code(text).is_some();
+    let offered =
+        g.secrets && (rules.secrets.offers(text) || rules.secrets.offers(&read) || after_naming);
     let remembered = if offered {
         session.offered.extend(rules.secrets.digests(text));
+        session.offered.extend(rules.secrets.code_digests(text));
         rules.secrets.mask(text)
     } else {
         text.to_string()

@@ -81,8 +81,23 @@ const FILLER: [&str; 42] = [
     "mbaya",
     "inakatika",
 ];
-/// Words that point back at what was said ("rudia hiyo tarehe"): one word may follow them.
-const POINTING: [&str; 7] = ["hiyo", "hilo", "hicho", "hizo", "hayo", "ile", "lile"];
+/// Words that point back at what was said ("rudia hiyo tarehe", "rudia saa ulizosema"): one word may stand next
+/// to them.
+const POINTING: [&str; 13] = [
+    "hiyo",
+    "hilo",
+    "hicho",
+    "hizo",
+    "hayo",
+    "ile",
+    "lile",
+    "ulizosema",
+    "uliyosema",
+    "ulichosema",
+    "ulilosema",
+    "uliosema",
+    "ulisema",
+];
 /// Words that call off what is in progress.
 const CALL_OFF: [&str; 9] = [
     "acha",
@@ -107,9 +122,12 @@ fn short_and_only(words: &[String], cue: impl Fn(&str) -> bool, pairs: &[(&str, 
         })
     };
     let has_cue = (0..words.len()).any(|i| cue(&words[i]) || paired(i));
-    let pointed = |i: usize| i > 0 && POINTING.contains(&words[i - 1].as_str());
+    let pointing = |i: usize| words.get(i).is_some_and(|w| POINTING.contains(&w.as_str()));
+    let pointed = |i: usize| (i > 0 && pointing(i - 1)) || pointing(i + 1);
     let others = (0..words.len())
-        .filter(|&i| !(cue(&words[i]) || paired(i) || FILLER.contains(&words[i].as_str())))
+        .filter(|&i| {
+            !(cue(&words[i]) || paired(i) || pointing(i) || FILLER.contains(&words[i].as_str()))
+        })
         .collect::<Vec<_>>();
     has_cue && (others.is_empty() || (others.len() == 1 && pointed(others[0])))
 }
@@ -137,6 +155,21 @@ pub fn calls_off(text: &str) -> bool {
     short_and_only(&tokens(text), |w| CALL_OFF.contains(&w), &pairs)
 }
 
+/// Whether a turn inside a flow calls it off: as [`calls_off`], or a short turn without a number that opens with
+/// a call-off ("acha sitaki kutuma tena", "hapana wacha hiyo", "subiri, wacha kwanza nitapiga baadaye").
+pub fn calls_off_flow(text: &str) -> bool {
+    let words = tokens(text);
+    let opens = words
+        .iter()
+        .take(3)
+        .any(|w| CALL_OFF.contains(&w.as_str()) && w != "sitaki");
+    let again = words.windows(2).any(|p| p[0] == "sitaki" && p[1] == "tena");
+    calls_off(text)
+        || ((opens || again)
+            && words.len() <= 8
+            && !words.iter().any(|w| w.chars().any(|c| c.is_ascii_digit())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +186,7 @@ mod tests {
             "sijakuelewa, rudia",
             "rudia hiyo tarehe",
             "sijasikia vizuri network ni mbaya",
+            "rudia saa ulizosema",
         ] {
             assert!(asks_to_repeat(text), "{text}");
         }
@@ -195,6 +229,19 @@ mod tests {
             "acha, sitaki kusikia hizo",
         ] {
             assert!(calls_off(text), "{text}");
+        }
+        for text in [
+            "acha sitaki kutuma tena",
+            "hapana wacha hiyo",
+            "subiri wacha kwanza nitapiga baadaye",
+        ] {
+            assert!(calls_off_flow(text), "{text}");
+        }
+        for text in [
+            "acha nikuulize kuhusu mkopo wa biashara na riba yake leo",
+            "wacha nitume 5000",
+        ] {
+            assert!(!calls_off_flow(text), "{text}");
         }
         for text in ["sitaki kutuma pesa kwa mama", "acha nikuulize kuhusu mkopo"] {
             assert!(!calls_off(text), "{text}");

@@ -110,6 +110,8 @@ pub struct CompiledIntent {
     pub keywords: Vec<Vec<Vec<String>>>,
     /// Each deciding keyword's words.
     pub decisive: Vec<Vec<Vec<String>>>,
+    /// Keywords made only of small words ("wewe je", "na wewe"), matched as the words themselves, in a row.
+    pub phrases: Vec<Vec<String>>,
 }
 
 /// The kinds of value a slot holds, each with its extractor.

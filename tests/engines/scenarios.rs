@@ -440,3 +440,50 @@ fn a_scenario_extends_and_narrows_a_built_in_category_but_never_a_crisis() {
         assert!(error.line >= 134 && error.line <= line + 1, "{error}");
     }
 }
+
+#[tokio::test]
+async fn a_code_said_right_after_the_caller_named_a_secret_is_that_secret() {
+    use sauti::dialogue::{converse, RecordingActions, Role, ScenarioBackend, Session};
+    let scenario = shipped("banking");
+    let backend = ScenarioBackend::new(std::sync::Arc::new(RecordingActions::default()));
+    let mut session = Session::default();
+    let first = converse(
+        &scenario,
+        &mut session,
+        "pin yangu imefungwa",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(first.outcome, "pin_reset");
+    let code = converse(
+        &scenario,
+        &mut session,
+        "ni moja mbili tatu nne kama unataka kuijua",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(code.outcome, "secret", "{}", code.text);
+    let kept: Vec<&str> = session
+        .history
+        .iter()
+        .filter(|(role, _)| *role == Role::User)
+        .map(|(_, text)| text.as_str())
+        .collect();
+    assert!(!kept[1].contains("moja mbili tatu"), "{kept:?}");
+    // Without the secret named just before, a bare number is an ordinary turn.
+    let mut fresh = Session::default();
+    let plain = converse(
+        &scenario,
+        &mut fresh,
+        "ni moja mbili tatu nne",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    assert_ne!(plain.outcome, "secret");
+}

@@ -59,6 +59,10 @@ pub struct SecretRules {
     not_a_secret: Regex,
     not_a_password: Vec<String>,
     offer_then_name: Regex,
+    /// A secret's name anywhere.
+    name: Regex,
+    /// A turn that is a bare code (three to six digits, written or said), perhaps after "ni".
+    bare: Regex,
     name_then_offer: Regex,
     spoken_run: Regex,
     ask: Regex,
@@ -102,6 +106,10 @@ impl SecretRules {
                 .iter()
                 .map(|w| w.to_lowercase())
                 .collect(),
+            name: compile(format!(r"(?i)\b{secret}\b"))?,
+            bare: compile(format!(
+                r"(?i)^[\s,.:]*(?:(?:ni|ndiyo|ndio|hii|yenyewe|it's|its|is)[\s,.:]+)*(?P<value>\d(?:[\s-]?\d){{2,5}}|{number}(?:[\s,-]+(?:na\s+)?{number}){{2,5}})\b"
+            ))?,
             offer_then_name: compile(format!(r"(?i)\b{offer}\b(?:\W+\w+){{0,6}}?\W+{offered}\b"))?,
             name_then_offer: compile(format!(r"(?i)\b{offered}\b(?:\W+\w+){{0,4}}?\W+{offer}\b"))?,
             spoken_run: compile(format!(
@@ -225,6 +233,33 @@ impl SecretRules {
             .collect()
     }
 
+    /// Whether the turn names a secret (to know whether a bare code in the next turn is one).
+    pub fn names(&self, text: &str) -> bool {
+        self.name.is_match(text)
+    }
+
+    /// The span of the code a turn that is a bare code opens with ("ni moja mbili tatu nne", "4821").
+    pub fn bare_code(&self, text: &str) -> Option<Range<usize>> {
+        self.bare
+            .captures(text)
+            .and_then(|c| c.name("value"))
+            .map(|m| m.range())
+    }
+
+    /// Digests of a bare code's digits, written or said.
+    pub fn code_digests(&self, text: &str) -> Vec<[u8; 32]> {
+        let Some(value) = self.bare_code(text).and_then(|span| text.get(span)) else {
+            return Vec::new();
+        };
+        let written: String = value.chars().filter(char::is_ascii_digit).collect();
+        let said: String = super::super::numbers::digit_strings(value).concat();
+        [written, said]
+            .into_iter()
+            .filter(|d| d.len() >= 3)
+            .map(|d| digest(&d))
+            .collect()
+    }
+
     /// Whether the turn offers a secret, or to give one.
     pub fn offers(&self, text: &str) -> bool {
         !self.offered(text).is_empty() || self.offers_to_tell(text)
@@ -323,6 +358,31 @@ mod tests {
             "salio la akaunti 2001 3344 5566 7788",
         ] {
             assert!(!offers(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_bare_code_after_a_secret_was_named() {
+        let rules = rules();
+        let secrets = &rules.secrets;
+        assert!(secrets.names("pin yangu imefungwa"));
+        assert!(!secrets.names("nataka kutuma pesa"));
+        for text in [
+            "ni moja mbili tatu nne kama unataka kuijua",
+            "4821",
+            "ni 4 8 2 1",
+            "yenyewe ni 90210",
+        ] {
+            assert!(secrets.bare_code(text).is_some(), "{text}");
+            assert!(!secrets.code_digests(text).is_empty(), "{text}");
+        }
+        for text in [
+            "nataka kutuma 5000",
+            "0712345678",
+            "akaunti yangu ni 0123456789",
+            "sawa",
+        ] {
+            assert!(secrets.bare_code(text).is_none(), "{text}");
         }
     }
 
