@@ -77,6 +77,23 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
                 near.clone(),
             ));
         }
+        if let Some(key) = &intent.key {
+            let one_key = key.len() == 1 && key.chars().all(|c| c.is_ascii_digit() || c == '*');
+            let again = scenario
+                .intents
+                .iter()
+                .filter(|other| other.key.as_deref() == Some(key.as_str()))
+                .count();
+            if !one_key || again > 1 {
+                out.push(problem(
+                    format!(
+                        "intent {:?}: key must be one of 0 to 9 or *, and no other intent's",
+                        intent.id
+                    ),
+                    near.clone(),
+                ));
+            }
+        }
         if intent.examples.len() < 2 {
             out.push(problem(
                 format!("intent {:?} needs at least 2 examples", intent.id),
@@ -160,6 +177,19 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
     for (name, slot) in &scenario.slots {
         templates.push(("prompt", &slot.prompt));
         let near = format!("[slots.{name}]");
+        let keyed = slot.input == super::scenario::SlotInput::Keypad;
+        if keyed && matches!(slot.kind, SlotKind::Text | SlotKind::Date) {
+            out.push(problem(
+                format!("slot {name:?}: input = \"keypad\" is for slots of digits (code, account, phone, amount)"),
+                near.clone(),
+            ));
+        }
+        if slot.secret && !(keyed && slot.kind == SlotKind::Code) {
+            out.push(problem(
+                format!("slot {name:?}: secret = true is for a code keyed on the keypad (type = \"code\", input = \"keypad\")"),
+                near.clone(),
+            ));
+        }
         if (slot.min.is_some() || slot.max.is_some()) && slot.kind != SlotKind::Amount {
             out.push(problem(
                 format!("slot {name:?}: min and max are for amount slots"),
@@ -173,10 +203,12 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
             ));
         }
         match slot.digits {
-            Some(_) if slot.kind != SlotKind::Account => out.push(problem(
-                format!("slot {name:?}: digits is for account slots"),
-                near.clone(),
-            )),
+            Some(_) if !matches!(slot.kind, SlotKind::Account | SlotKind::Code) => {
+                out.push(problem(
+                    format!("slot {name:?}: digits is for account and code slots"),
+                    near.clone(),
+                ))
+            }
             Some([low, high]) if low == 0 || low > high || high > 32 => out.push(problem(
                 format!("slot {name:?}: digits must be [fewest, most], from 1 to 32"),
                 near.clone(),

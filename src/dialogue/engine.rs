@@ -347,6 +347,12 @@ impl Turn<'_> {
                 return;
             };
             match step {
+                // A keyed value where the conversation has no keypad (an HTTP turn): the step is left out.
+                Step::Collect(slot)
+                    if super::keypad::left_out(
+                        self.scenario.slots.get(slot),
+                        self.session.keypad,
+                    ) => {}
                 Step::Collect(slot) if !self.session.slots.contains_key(slot) => {
                     let slot = slot.clone();
                     self.ask(&slot, false);
@@ -387,7 +393,13 @@ impl Turn<'_> {
             })
             .collect();
         self.called.push(name.to_string());
-        let outcome = if arguments.len() < action.arguments.len() {
+        // Keyed values are sent when the call gave them; a conversation without a keypad has none to send.
+        let needed = action
+            .arguments
+            .keys()
+            .filter(|k| !super::keypad::left_out(self.scenario.slots.get(*k), self.session.keypad))
+            .count();
+        let outcome = if arguments.len() < needed {
             Err(super::actions::ActionError::Failed(
                 "missing arguments".into(),
             ))

@@ -10,6 +10,7 @@ pub mod greetings;
 pub mod guardrail_settings;
 pub mod guardrails;
 pub mod intents;
+pub mod keypad;
 pub mod language;
 pub mod library;
 pub mod numbers;
@@ -76,6 +77,8 @@ pub struct Session {
     /// The caller's last turn named a secret ("PIN yangu imefungwa"): a bare code in the next one ("ni moja mbili
     /// tatu nne") is that secret.
     pub secret_named: bool,
+    /// The conversation is a call with a keypad: steps that collect a keyed value are taken, not left out.
+    pub keypad: bool,
 }
 
 impl Session {

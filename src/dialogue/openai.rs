@@ -199,6 +199,7 @@ fn describe_kind(kind: SlotKind) -> &'static str {
         SlotKind::Account => "account number, 8 to 16 digits",
         SlotKind::Date => "date, YYYY-MM-DD",
         SlotKind::Text => "free text",
+        SlotKind::Code => "a code of digits, keyed by the caller on the phone's keypad",
     }
 }
 

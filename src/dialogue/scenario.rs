@@ -95,6 +95,9 @@ pub struct Intent {
     /// An action to call.
     #[serde(default)]
     pub action: Option<String>,
+    /// The phone key that stands for this intent on a call ("Bonyeza 1 kwa salio"): `0` to `9` or `*`.
+    #[serde(default)]
+    pub key: Option<String>,
     /// The examples' and keywords' words, analysed once (filled on first use).
     #[serde(skip)]
     pub compiled: std::sync::OnceLock<CompiledIntent>,
@@ -128,6 +131,20 @@ pub enum SlotKind {
     Date,
     /// The whole turn.
     Text,
+    /// A code of digits (a PIN, a one-time code), `digits` long (4 to 8 by default); best keyed on a call.
+    Code,
+}
+
+/// How a slot's value is given.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SlotInput {
+    /// Said (or typed), as any turn.
+    #[default]
+    Voice,
+    /// Keyed on the phone's keypad, ended with `#`; on a channel without a keypad (an HTTP turn) the step is
+    /// left out.
+    Keypad,
 }
 
 /// A value a flow collects.
@@ -139,6 +156,13 @@ pub struct Slot {
     pub kind: SlotKind,
     /// The question that asks for it.
     pub prompt: String,
+    /// How it is given: `voice` (default) or `keypad`.
+    #[serde(default)]
+    pub input: SlotInput,
+    /// A keypad secret (a PIN): kept only as its SHA-256 digest, `sha256:…`, never as the digits, and never
+    /// written to a transcript, a log, an LLM prompt or a session.
+    #[serde(default)]
+    pub secret: bool,
     /// Said when the turn did not contain it (instead of the prompt again).
     #[serde(default)]
     pub invalid: Option<String>,

@@ -21,6 +21,8 @@ pub enum Extracted {
 
 /// Default bounds of an account number's length.
 pub const ACCOUNT_DIGITS: [usize; 2] = [8, 16];
+/// The digits of a code (a PIN, a one-time code) when its slot does not say.
+pub const CODE_DIGITS: [usize; 2] = [4, 8];
 
 /// Extract a value for `slot` from a user's turn.
 pub fn extract(slot: &Slot, text: &str, today: OffsetDateTime) -> Extracted {
@@ -49,6 +51,7 @@ pub fn extract(slot: &Slot, text: &str, today: OffsetDateTime) -> Extracted {
         SlotKind::Account => account(text, slot.digits.unwrap_or(ACCOUNT_DIGITS)),
         SlotKind::Date => found(date(text, today).map(|d| d.to_string())),
         SlotKind::Text => found(Some(text.trim().to_string()).filter(|t| !t.is_empty())),
+        SlotKind::Code => account(text, slot.digits.unwrap_or(CODE_DIGITS)),
     }
 }
 
@@ -66,6 +69,8 @@ pub fn check_argument(
     let unbounded = Slot {
         kind,
         prompt: String::new(),
+        input: Default::default(),
+        secret: false,
         invalid: None,
         min: None,
         max: None,

@@ -116,6 +116,8 @@ impl Service {
             session_id: session_id.clone(),
             text: String::new(),
             heard_before: None,
+            keys: false,
+            keypad: false,
         };
         Ok(self.graph.dialogue.check(request).await?)
     }

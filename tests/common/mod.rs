@@ -270,12 +270,8 @@ pub fn get(url: &str, key: Option<&str>) -> Reply {
 
 /// The agent's reply text of a 200 agent turn.
 pub fn agent_text(reply: &Reply) -> String {
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    let body = String::from_utf8_lossy(&reply.body);
+    assert_eq!(reply.status, 200, "{body}");
     reply.json()["agent_text"].as_str().unwrap().to_string()
 }
 

@@ -13,6 +13,7 @@ mod audio_properties;
 mod ctc;
 mod ctc_beam;
 mod embedded_voice;
+mod scenario_guards;
 mod scenarios;
 mod speaker_encoder;
 mod storage_conformance;

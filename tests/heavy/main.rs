@@ -10,6 +10,7 @@ mod audio_bombs;
 mod concurrent_limits;
 mod connections;
 mod fair_recognition;
+mod keypad;
 mod load;
 mod realtime;
 mod realtime_bounds;

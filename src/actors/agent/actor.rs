@@ -109,6 +109,8 @@ async fn turn(
             session_id: request.session_id,
             text: request.text,
             heard_before: None,
+            keys: false,
+            keypad: false,
         })
         .await?;
     let dialogue_ms = heard.elapsed().as_millis() as u64;

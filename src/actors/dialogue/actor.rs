@@ -192,15 +192,30 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
     if let Some(heard) = &request.heard_before {
         turn.session.interrupted(heard);
     }
+    turn.session.keypad |= request.keypad;
     let fallback = state.fallback.as_deref();
-    let reply = converse(
-        &scenario,
-        &mut turn.session,
-        &request.text,
-        &*state.backend,
-        fallback,
-    )
-    .await?;
+    let reply = match request.keys {
+        true => {
+            crate::dialogue::keypad::converse_keys(
+                &scenario,
+                &mut turn.session,
+                &request.text,
+                &*state.backend,
+                fallback,
+            )
+            .await?
+        }
+        false => {
+            converse(
+                &scenario,
+                &mut turn.session,
+                &request.text,
+                &*state.backend,
+                fallback,
+            )
+            .await?
+        }
+    };
     let session_id = turn.id.clone();
     turn.commit().await?;
     tracing::info!(

@@ -31,6 +31,10 @@ pub struct TurnRequest {
     /// The caller talked over the session's last reply before this turn: the part of it they heard, which is
     /// all the session's history keeps of it (applied before the turn is answered).
     pub heard_before: Option<String>,
+    /// `text` is keys pressed on the call's keypad (digits and `*`), not words.
+    pub keys: bool,
+    /// The turn comes from a call, which has a keypad.
+    pub keypad: bool,
 }
 
 /// An answered turn.

@@ -8,6 +8,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef};
 use tokio::sync::mpsc;
 
 use super::call::{CallClock, Due};
+use super::keys::Keyed;
 use super::playing::Playing;
 use super::turn::{self, Said, TurnEvent};
 use super::{Inbound, Outbound, Services, SessionOptions};
@@ -72,6 +73,8 @@ pub struct State {
     pub(super) cut_reply: Option<(String, String)>,
     /// Re-prompts for a silent caller, and the polite end of a call.
     pub(super) clock: CallClock,
+    /// Keys pressed for the entry under way.
+    pub(super) keyed: Keyed,
     pub(super) turns: u64,
     pub(super) events: u64,
     pub(super) started: Instant,
@@ -106,6 +109,7 @@ impl Actor for SessionActor {
             barge: false,
             cut_reply: None,
             clock: CallClock::new(call),
+            keyed: Keyed::default(),
             turns: 0,
             events: 0,
             started: Instant::now(),
@@ -151,13 +155,30 @@ impl Actor for SessionActor {
                     state.begin(Said::Text(text), None);
                 }
             }
+            ToSession::Inbound(Inbound::Keys(pressed)) => {
+                state.last_heard = Instant::now();
+                // A key stops the reply at once, as a typed message does.
+                state.caller_started(false);
+                if let Some(entry) = state.keyed.push(&pressed) {
+                    if state.admit().await {
+                        state.begin(Said::Keys(entry), None);
+                    }
+                }
+            }
             ToSession::Inbound(Inbound::Alive) => state.last_heard = Instant::now(),
             ToSession::Turn { turn, event } => {
                 // A conversation waiting on its agent is not idle.
                 state.last_heard = Instant::now();
                 state.turn_event(turn, event);
             }
-            ToSession::Tick => state.tick(),
+            ToSession::Tick => {
+                if let Some(entry) = state.keyed.due() {
+                    if state.admit().await {
+                        state.begin(Said::Keys(entry), None);
+                    }
+                }
+                state.tick();
+            }
         }
         if state.args.out.is_closed() {
             myself.stop(None);
@@ -379,6 +400,7 @@ impl State {
     fn tick(&mut self) {
         let busy = self.current.is_some()
             || self.vad.in_speech()
+            || !self.keyed.is_empty()
             || self.playing.as_ref().is_some_and(|p| p.audible(false));
         if let Some(reason) = self.clock.ending.filter(|_| !busy) {
             // The goodbye has been heard: the agent hangs up.

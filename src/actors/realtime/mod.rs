@@ -11,6 +11,7 @@
 mod actor;
 mod barge;
 pub mod call;
+mod keys;
 mod playing;
 mod seats;
 pub mod turn;
@@ -91,6 +92,8 @@ pub enum Inbound {
     Audio(Vec<f32>),
     /// A typed message from the caller, taken as a turn.
     UserMessage(String),
+    /// Keys pressed on the caller's keypad (DTMF): digits, `*` and `#`, which ends a keyed entry.
+    Keys(String),
     /// Anything else that shows the client is there (a pong, a mark).
     Alive,
 }

@@ -22,6 +22,8 @@ pub enum Said {
     Audio(Arc<Vec<f32>>),
     /// A typed message.
     Text(String),
+    /// Keys pressed on the call's keypad (digits and `*`, the closing `#` left off).
+    Keys(String),
     /// The rest of a reply the caller only murmured over ("eeh", "sawa"): spoken without a new turn.
     Agent(String),
 }
@@ -88,7 +90,12 @@ async fn steps(
     heard_before: Option<String>,
     report: &impl Fn(TurnEvent),
 ) -> Result<(), String> {
+    let mut keyed = false;
     let text = match said {
+        Said::Keys(keys) => {
+            keyed = true;
+            keys
+        }
         Said::Agent(rest) => {
             report(TurnEvent::Answered {
                 text: rest.clone(),
@@ -120,11 +127,15 @@ async fn steps(
             text
         }
     };
-    if heard_before.is_some() && crate::dialogue::repair::is_backchannel(&text) {
+    if !keyed && heard_before.is_some() && crate::dialogue::repair::is_backchannel(&text) {
         report(TurnEvent::Backchannel);
         return Ok(());
     }
-    report(TurnEvent::Heard(services.dialogue.shareable(&text)));
+    // Keys are never written as digits: a PIN is keyed the same way as a menu choice.
+    report(TurnEvent::Heard(match keyed {
+        true => crate::dialogue::keypad::masked(&text),
+        false => services.dialogue.shareable(&text),
+    }));
     let answered = services
         .dialogue
         .turn(TurnRequest {
@@ -133,6 +144,8 @@ async fn steps(
             session_id: options.session_id.clone(),
             text,
             heard_before,
+            keys: keyed,
+            keypad: true,
         })
         .await
         .map_err(|e| e.to_string())?;

@@ -40,6 +40,19 @@ fn refused(reason: impl Into<String>) -> Taken {
     Taken::Refused(1008, reason.into())
 }
 
+/// What is wrong with keys a client says were pressed, if anything: one to 32 of `0`–`9`, `*` and `#`.
+pub(super) fn keys_problem(keys: &str) -> Option<&'static str> {
+    let keys_only = keys
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '*' || c == '#');
+    match (keys.is_empty(), keys.chars().count() > 32, keys_only) {
+        (true, _, _) => Some("\"digits\" must name the keys pressed"),
+        (_, true, _) => Some("at most 32 keys at a time"),
+        (_, _, false) => Some("keys are 0 to 9, * and #"),
+        _ => None,
+    }
+}
+
 impl Wire for ConvAi {
     fn inbound(&mut self, frame: Message) -> Taken {
         let text = match frame {
@@ -76,6 +89,17 @@ impl Wire for ConvAi {
                     Err(problem) => refused(format!("user_message: {}", problem.detail)),
                 }
             }
+            Some("user_dtmf") => {
+                let keys = message
+                    .get("digits")
+                    .or_else(|| message.get("digit"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                match keys_problem(keys) {
+                    None => Taken::Messages(vec![Inbound::Keys(keys.to_string())]),
+                    Some(problem) => refused(format!("user_dtmf: {problem}")),
+                }
+            }
             Some(
                 "pong"
                 | "user_activity"
@@ -83,7 +107,7 @@ impl Wire for ConvAi {
                 | "conversation_initiation_client_data",
             ) => Taken::Messages(vec![Inbound::Alive]),
             Some(other) => refused(format!(
-                "unknown message type {other:?}; this socket takes user_audio_chunk, user_message, pong and user_activity"
+                "unknown message type {other:?}; this socket takes user_audio_chunk, user_message, user_dtmf, pong and user_activity"
             )),
             None => refused("a message needs a \"type\" (or is a {\"user_audio_chunk\": …})"),
         }

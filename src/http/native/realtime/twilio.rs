@@ -53,7 +53,17 @@ impl Wire for Twilio {
             Err(e) => return refused(format!("malformed message: {e}")),
         };
         match message.get("event").and_then(Value::as_str) {
-            Some("connected" | "mark" | "dtmf") => Taken::Messages(vec![Inbound::Alive]),
+            Some("connected" | "mark") => Taken::Messages(vec![Inbound::Alive]),
+            Some("dtmf") => {
+                let digit = message
+                    .pointer("/dtmf/digit")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                match super::convai::keys_problem(digit) {
+                    None => Taken::Messages(vec![Inbound::Keys(digit.to_string())]),
+                    Some(problem) => refused(format!("dtmf: {problem}")),
+                }
+            }
             Some("start") => {
                 let sid = message
                     .get("streamSid")

@@ -1,0 +1,204 @@
+//! Keys pressed on a call (DTMF), from outside: the ConvAI socket's `user_dtmf` and Twilio's `dtmf` events reach
+//! the banking scenario, "1" stands for the balance, the account and the PIN are keyed, and the bank is asked for
+//! the balance with the PIN's digest. The PIN's digits appear nowhere: not in what the socket sends back, not in
+//! the debug log, not in `/metrics`, not in any file the server wrote.
+
+use crate::common;
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::fake_http::{Answer, FakeHttp};
+use common::*;
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+use tokio_tungstenite::tungstenite::{self, Message};
+
+const PIN: &str = "4821";
+
+type Socket = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>>;
+
+fn open(base: &str, path: &str) -> Socket {
+    let mut request = format!("{base}{path}")
+        .replace("http://", "ws://")
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("xi-api-key", KEY_A.parse().unwrap());
+    let (socket, _) = tungstenite::connect(request).expect("the socket opens");
+    if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.get_ref() {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+    }
+    socket
+}
+
+fn send(socket: &mut Socket, message: Value) {
+    socket
+        .send(Message::Text(message.to_string().into()))
+        .unwrap();
+}
+
+/// Messages until an `agent_response`, which is returned with everything before it.
+fn until_reply(socket: &mut Socket, seen: &mut Vec<Value>) -> String {
+    loop {
+        let Message::Text(text) = socket.read().expect("the agent answers") else {
+            continue;
+        };
+        let message: Value = serde_json::from_str(&text).unwrap();
+        seen.push(message.clone());
+        if message["type"] == "agent_response" {
+            return message["agent_response_event"]["agent_response"]
+                .as_str()
+                .unwrap()
+                .to_string();
+        }
+    }
+}
+
+#[test]
+fn a_pin_keyed_on_a_call_completes_the_balance_and_its_digits_are_nowhere() {
+    let _alone = common::alone();
+    let bank = FakeHttp::start(|_, _| Answer::json(200, json!({ "balance": "12,500" })));
+    let dir = temp_dir();
+    let log = dir.path().join("stderr.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .arg("serve")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
+        .env("SAUTI__STORAGE__DATA_DIR", dir.path())
+        .env("SAUTI__MODELS__DIR", dir.path().join("models"))
+        .env("SAUTI__AUTH__API_KEYS", KEY_A)
+        .env("SAUTI__ASR__MODEL", fixture("whisper/model"))
+        .env("SAUTI__MODELS__ONNXRUNTIME", onnxruntime())
+        .env("SAUTI_BANKING_API", &bank.base)
+        .env("RUST_LOG", "debug")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let base = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("sauti listening on ").map(str::to_string))
+        .expect("the service listens");
+
+    // The ConvAI socket: "1" for the balance, then the account and the PIN, each ended with #.
+    let mut socket = open(
+        &base,
+        "/v1/voice-agent/realtime?scenario=banking&output_format=pcm_16000",
+    );
+    let mut seen = Vec::new();
+    send(&mut socket, json!({ "type": "user_dtmf", "digits": "1#" }));
+    let asked = until_reply(&mut socket, &mut seen);
+    assert!(asked.contains("akaunti"), "{asked}");
+    send(
+        &mut socket,
+        json!({ "type": "user_dtmf", "digits": "0123456789#" }),
+    );
+    let pin_asked = until_reply(&mut socket, &mut seen);
+    assert!(pin_asked.contains("bonyeza PIN"), "{pin_asked}");
+    for key in PIN.chars().map(String::from).chain(["#".to_string()]) {
+        send(&mut socket, json!({ "type": "user_dtmf", "digit": key }));
+    }
+    let answered = until_reply(&mut socket, &mut seen);
+    assert!(answered.contains("12,500"), "{answered}");
+    let transcripts: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["type"] == "user_transcript")
+        .collect();
+    assert_eq!(transcripts.len(), 3, "{seen:?}");
+    assert_eq!(
+        transcripts[2]["user_transcription_event"]["user_transcript"],
+        "(vitufe) ****"
+    );
+    // Keys that are not keys are refused with 1008.
+    send(&mut socket, json!({ "type": "user_dtmf", "digits": "12a" }));
+    let closed = loop {
+        match socket.read() {
+            Ok(Message::Close(frame)) => break frame.map(|f| u16::from(f.code)),
+            Ok(_) => continue,
+            Err(_) => break None,
+        }
+    };
+    assert_eq!(closed, Some(1008));
+
+    // Twilio: the same keys as `dtmf` events complete the same step.
+    let mut call = open(&base, "/v1/voice-agent/twilio?scenario=banking");
+    let sid = "MZ00000000000000000000000000000002";
+    send(
+        &mut call,
+        json!({ "event": "connected", "protocol": "Call", "version": "1.0.0" }),
+    );
+    send(
+        &mut call,
+        json!({ "event": "start", "streamSid": sid, "start": { "streamSid": sid, "callSid": "CA2" } }),
+    );
+    let press = |call: &mut Socket, keys: &str| {
+        for digit in keys.chars() {
+            send(
+                call,
+                json!({ "event": "dtmf", "streamSid": sid, "dtmf": { "track": "inbound_track", "digit": digit.to_string() } }),
+            );
+        }
+        std::thread::sleep(Duration::from_millis(1_500));
+    };
+    press(&mut call, "1#");
+    press(&mut call, "9876543210#");
+    press(&mut call, &format!("{PIN}#"));
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    wait_until(deadline, "the bank asked for the balance twice", || {
+        bank.received().len() >= 2
+    });
+    let _ = call.close(None);
+
+    let asked: Vec<String> = bank.received().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    for path in &asked {
+        assert!(
+            path.contains("pin=sha256%3A") || path.contains("pin=sha256:"),
+            "{path}"
+        );
+        assert!(!path.contains(PIN), "{path}");
+    }
+    assert!(asked[1].contains("9876543210"), "{asked:?}");
+
+    let metrics = String::from_utf8(get(&format!("{base}/metrics"), None).body).unwrap();
+    assert!(!metrics.contains(PIN));
+    let _ = child.kill();
+    let _ = child.wait();
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.contains("DEBUG"), "the log was written at debug");
+    for line in written.lines() {
+        // The line's timestamp is left out of the search: its microseconds may spell any four digits.
+        let said = line.split_once(' ').map_or(line, |(_, rest)| rest);
+        assert!(!said.contains(PIN), "{line}");
+    }
+    for entry in walk(dir.path()) {
+        if entry.ends_with("stderr.log") {
+            continue;
+        }
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !bytes.windows(PIN.len()).any(|w| w == PIN.as_bytes()),
+            "{}",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        match path.is_dir() {
+            true => files.extend(walk(&path)),
+            false => files.push(path),
+        }
+    }
+    files
+}
