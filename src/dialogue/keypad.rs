@@ -48,6 +48,21 @@ fn asked_slot<'a>(scenario: &'a Scenario, session: &Session) -> Option<(&'a str,
     }
 }
 
+/// Answer one turn: keys pressed on a call's keypad, or words.
+pub async fn answer(
+    scenario: &Scenario,
+    session: &mut Session,
+    text: &str,
+    keys: bool,
+    backend: &dyn DialogueBackend,
+    fallback: Option<&dyn DialogueBackend>,
+) -> Result<Reply, DialogueError> {
+    match keys {
+        true => converse_keys(scenario, session, text, backend, fallback).await,
+        false => converse(scenario, session, text, backend, fallback).await,
+    }
+}
+
 /// Answer one keyed turn.
 pub async fn converse_keys(
     scenario: &Scenario,

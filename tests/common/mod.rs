@@ -11,6 +11,7 @@ pub mod fake_http;
 pub mod ffmpeg;
 pub mod head;
 pub mod kept_alive;
+pub mod logged;
 pub mod moto;
 pub mod multipart;
 pub mod postgres;

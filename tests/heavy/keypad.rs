@@ -5,8 +5,6 @@
 
 use crate::common;
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::fake_http::{Answer, FakeHttp};
@@ -65,27 +63,20 @@ fn a_pin_keyed_on_a_call_completes_the_balance_and_its_digits_are_nowhere() {
     let bank = FakeHttp::start(|_, _| Answer::json(200, json!({ "balance": "12,500" })));
     let dir = temp_dir();
     let log = dir.path().join("stderr.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sauti"))
-        .arg("serve")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
-        .env("SAUTI__STORAGE__DATA_DIR", dir.path())
-        .env("SAUTI__MODELS__DIR", dir.path().join("models"))
-        .env("SAUTI__AUTH__API_KEYS", KEY_A)
-        .env("SAUTI__ASR__MODEL", fixture("whisper/model"))
-        .env("SAUTI__MODELS__ONNXRUNTIME", onnxruntime())
-        .env("SAUTI_BANKING_API", &bank.base)
-        .env("RUST_LOG", "debug")
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let base = BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("sauti listening on ").map(str::to_string))
-        .expect("the service listens");
+    let mut server = common::logged::Logged::start(
+        dir.path(),
+        &log,
+        &[],
+        &[
+            (
+                "SAUTI__ASR__MODEL",
+                fixture("whisper/model").display().to_string(),
+            ),
+            ("SAUTI_BANKING_API", bank.base.clone()),
+            ("RUST_LOG", "debug".into()),
+        ],
+    );
+    let base = server.base.clone();
 
     // The ConvAI socket: "1" for the balance, then the account and the PIN, each ended with #.
     let mut socket = open(
@@ -169,8 +160,7 @@ fn a_pin_keyed_on_a_call_completes_the_balance_and_its_digits_are_nowhere() {
 
     let metrics = String::from_utf8(get(&format!("{base}/metrics"), None).body).unwrap();
     assert!(!metrics.contains(PIN));
-    let _ = child.kill();
-    let _ = child.wait();
+    server.stop();
     let written = std::fs::read_to_string(&log).unwrap();
     assert!(written.contains("DEBUG"), "the log was written at debug");
     for line in written.lines() {

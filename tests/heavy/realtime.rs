@@ -29,21 +29,25 @@ fn said(server: &Server, format: &str, text: &str) -> Vec<u8> {
         .unwrap()
 }
 
+/// A server with the tiny Whisper fixture for recognition, and `extra` settings.
+fn agent_server(data: &std::path::Path, extra: &[(&str, &str)]) -> Server {
+    let asr = fixture("whisper/model");
+    let ort = onnxruntime();
+    let mut env = vec![
+        ("SAUTI__ASR__MODEL", asr.to_str().unwrap()),
+        ("SAUTI__MODELS__ONNXRUNTIME", ort.to_str().unwrap()),
+    ];
+    env.extend_from_slice(extra);
+    Server::start(data, &env)
+}
+
 #[test]
 fn a_realtime_conversation_through_a_websocket_client() {
     let _alone = common::alone();
     let data = temp_dir();
-    let server = Server::start(
+    let server = agent_server(
         data.path(),
         &[
-            (
-                "SAUTI__ASR__MODEL",
-                fixture("whisper/model").to_str().unwrap(),
-            ),
-            (
-                "SAUTI__MODELS__ONNXRUNTIME",
-                onnxruntime().to_str().unwrap(),
-            ),
             ("SAUTI__ASR__MAX_NEW_TOKENS", "8"),
             ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
             ("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "1000"),
@@ -192,19 +196,7 @@ fn a_server_that_stops_tells_its_open_sessions_it_is_going_away() {
     use tokio_tungstenite::tungstenite::{connect, Message};
 
     let data = temp_dir();
-    let server = Server::start(
-        data.path(),
-        &[
-            (
-                "SAUTI__ASR__MODEL",
-                fixture("whisper/model").to_str().unwrap(),
-            ),
-            (
-                "SAUTI__MODELS__ONNXRUNTIME",
-                onnxruntime().to_str().unwrap(),
-            ),
-        ],
-    );
+    let server = agent_server(data.path(), &[]);
     let url = server
         .url("/v1/voice-agent/realtime")
         .replace("http://", "ws://");
@@ -257,17 +249,9 @@ fn a_silent_caller_is_reprompted_then_hung_up_on_and_a_long_call_is_closed_polit
         "health",
         "silence_reprompt_seconds = 0\nmax_call_seconds = 4\nmax_call_closing = \"Muda umeisha, kwaheri.\"\n",
     );
-    let server = Server::start(
+    let server = agent_server(
         data.path(),
         &[
-            (
-                "SAUTI__ASR__MODEL",
-                fixture("whisper/model").to_str().unwrap(),
-            ),
-            (
-                "SAUTI__MODELS__ONNXRUNTIME",
-                onnxruntime().to_str().unwrap(),
-            ),
             (
                 "SAUTI__DIALOGUE__SCENARIOS_DIR",
                 scenarios.to_str().unwrap(),

@@ -172,30 +172,21 @@ fn a_frame_too_large_or_not_utf8_is_closed_with_its_own_code() {
 #[test]
 fn socket_frames_never_reach_the_log_even_at_trace() {
     let _alone = common::alone();
-    use std::io::{BufRead as _, BufReader};
-    use std::process::{Command, Stdio};
     let dir = temp_dir();
     let log = dir.path().join("stderr.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sauti"))
-        .arg("serve")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
-        .env("SAUTI__STORAGE__DATA_DIR", dir.path())
-        .env("SAUTI__MODELS__DIR", dir.path().join("models"))
-        .env("SAUTI__AUTH__API_KEYS", KEY_A)
-        .env("SAUTI__ASR__MODEL", fixture("whisper/model"))
-        .env("SAUTI__MODELS__ONNXRUNTIME", onnxruntime())
-        .env("RUST_LOG", "trace")
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let base = BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("sauti listening on ").map(str::to_string))
-        .expect("the service listens");
+    let mut server = common::logged::Logged::start(
+        dir.path(),
+        &log,
+        &[],
+        &[
+            (
+                "SAUTI__ASR__MODEL",
+                fixture("whisper/model").display().to_string(),
+            ),
+            ("RUST_LOG", "trace".into()),
+        ],
+    );
+    let base = server.base.clone();
     let url =
         format!("{base}/v1/voice-agent/realtime?scenario=banking").replace("http://", "ws://");
     let mut request = url.into_client_request().unwrap();
@@ -217,8 +208,7 @@ fn socket_frames_never_reach_the_log_even_at_trace() {
         }
     };
     socket.close(None).unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    server.stop();
     assert!(!answered.contains("4 8 2 7"));
     let written = std::fs::read_to_string(&log).unwrap();
     assert!(written.contains("TRACE"), "the log was written at trace");

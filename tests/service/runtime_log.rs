@@ -3,9 +3,6 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-
 use common::*;
 use serde_json::json;
 
@@ -23,35 +20,23 @@ fn log_lines(filter: &str) -> Vec<serde_json::Value> {
     )
     .unwrap();
     let log = dir.path().join("stderr.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sauti"))
-        .arg("serve")
-        .arg("--config")
-        .arg(&config)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SAUTI__SERVER__BIND", "127.0.0.1:0")
-        .env("SAUTI__STORAGE__DATA_DIR", dir.path())
-        .env("SAUTI__MODELS__DIR", dir.path().join("models"))
-        .env("SAUTI__AUTH__API_KEYS", KEY_A)
-        .env("SAUTI__MODELS__ONNXRUNTIME", onnxruntime())
-        .env("SAUTI__LOG__FORMAT", "json")
-        .env("RUST_LOG", filter)
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let base = BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("sauti listening on ").map(str::to_string))
-        .expect("the service listens");
+    let config_arg = config.display().to_string();
+    let mut server = common::logged::Logged::start(
+        dir.path(),
+        &log,
+        &["--config", &config_arg],
+        &[
+            ("SAUTI__LOG__FORMAT", "json".into()),
+            ("RUST_LOG", filter.to_string()),
+        ],
+    );
+    let base = server.base.clone();
     let reply = post_json(
         &format!("{base}/v1/text-to-speech/tiny"),
         Some(KEY_A),
         &json!({"text": "Habari za asubuhi"}),
     );
-    let _ = child.kill();
-    let _ = child.wait();
+    server.stop();
     assert_eq!(
         reply.status,
         200,

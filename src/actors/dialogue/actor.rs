@@ -6,7 +6,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use super::{DialogueTurn, SessionError, Sessions, TurnError, TurnRequest};
 use crate::actors::work::WorkSet;
 use crate::dialogue::library::ScenarioLibrary;
-use crate::dialogue::{converse, DialogueBackend};
+use crate::dialogue::DialogueBackend;
 
 /// Longest a turn may run (a little under what its caller waits).
 const TURN_BUDGET: Duration = Duration::from_secs(80);
@@ -194,28 +194,15 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
     }
     turn.session.keypad |= request.keypad;
     let fallback = state.fallback.as_deref();
-    let reply = match request.keys {
-        true => {
-            crate::dialogue::keypad::converse_keys(
-                &scenario,
-                &mut turn.session,
-                &request.text,
-                &*state.backend,
-                fallback,
-            )
-            .await?
-        }
-        false => {
-            converse(
-                &scenario,
-                &mut turn.session,
-                &request.text,
-                &*state.backend,
-                fallback,
-            )
-            .await?
-        }
-    };
+    let reply = crate::dialogue::keypad::answer(
+        &scenario,
+        &mut turn.session,
+        &request.text,
+        request.keys,
+        &*state.backend,
+        fallback,
+    )
+    .await?;
     let session_id = turn.id.clone();
     turn.commit().await?;
     tracing::info!(
