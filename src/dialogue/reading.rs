@@ -81,7 +81,7 @@ impl Reading {
             let line = e
                 .span()
                 .map_or(1, |s| source[..s.start].matches('\n').count() + 1);
-            fail(line, e.message().to_string())
+            fail(line, super::scenario::syntax_problem(source, &e))
         })?;
         let line_of = |key: &str| {
             source

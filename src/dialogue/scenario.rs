@@ -325,7 +325,7 @@ pub fn parse_in(
 
 /// What is wrong with text TOML refused, in words. The parser leaves its message empty for some characters
 /// (control characters in a comment, say); the character is named then.
-fn syntax_problem(source: &str, error: &toml::de::Error) -> String {
+pub(crate) fn syntax_problem(source: &str, error: &toml::de::Error) -> String {
     let message = error.message().trim();
     if !message.is_empty() {
         return message.to_string();

@@ -163,6 +163,18 @@ mod tests {
         assert!(!rules.medical.is_empty() && !rules.secrets.is_empty());
     }
 
+    #[test]
+    fn a_rules_file_that_is_not_toml_is_refused_with_a_line_and_a_message() {
+        for text in ["\r", "\u{1}", "[classes", ""] {
+            let error = SafetyRules::parse("rules.toml", text).unwrap_err();
+            assert!(!error.message.trim().is_empty(), "{text:?}: {error}");
+            assert!(
+                error.line >= 1 && error.line <= text.lines().count().max(1) + 1,
+                "{text:?}: {error}"
+            );
+        }
+    }
+
     /// `scenarios/FORMAT.md` lists the categories and word classes from the rules themselves; run with
     /// `SAUTI_BLESS_DOCS=1` to rewrite the lists after changing the rules.
     #[test]

@@ -136,7 +136,7 @@ impl SafetyRules {
         let source = Source { file, text };
         let parsed: RulesFile = toml::from_str(text).map_err(|e| {
             let at = e.span().map_or(0, |s| s.start);
-            source.fail(at, e.message().trim().to_string())
+            source.fail(at, super::super::scenario::syntax_problem(text, &e))
         })?;
         let lexicon = Lexicon::compile(source, parsed.classes, parsed.categories, parsed.resolved)?;
         let secrets = SecretRules::compile(source, parsed.secrets)?;

@@ -1,7 +1,8 @@
 //! Any frames a client sends on a realtime socket, through the ConvAI protocol (in any input format) and the
 //! Twilio protocol: each frame is taken as messages for the session, a file to decode, the end of a call, or a
 //! refusal with a close code a client can act on (1003, 1007, 1008) — never a panic. The caller's audio is
-//! finite and in range, a typed turn is within its length, and encoding any event back for the client works.
+//! finite and in range, a typed turn is within its length, keys pressed are keys, and encoding any event back for
+//! the client works.
 #![no_main]
 
 mod malloc_limit;
@@ -24,6 +25,10 @@ fn check(taken: Taken) {
                     }
                     Inbound::UserMessage(text) => {
                         assert!(!text.trim().is_empty() && text.chars().count() <= MAX_TEXT);
+                    }
+                    Inbound::Keys(keys) => {
+                        let keys_only = keys.chars().all(|c| c.is_ascii_digit() || c == '*' || c == '#');
+                        assert!(!keys.is_empty() && keys.chars().count() <= 32 && keys_only, "{keys:?}");
                     }
                     Inbound::Alive => {}
                 }
@@ -65,6 +70,7 @@ fuzz_target!(|data: &[u8]| {
         Outbound::Audio { event_id: 1, audio: rest.to_vec() },
         Outbound::Interruption { event_id: 1 },
         Outbound::Refused { detail: "over".into(), retry_after_seconds: Some(1) },
+        Outbound::EndCall { reason: "silence".into() },
     ] {
         let _ = wire.outbound(event);
     }
