@@ -112,12 +112,21 @@ pub fn content(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// A keyword's words, each with the readings of a pattern.
+/// A keyword's words, each with the readings of a pattern; a word written `=word` is that word only, as said
+/// (`=ananiomba` is someone asking the caller, not `kuomba` of any person).
 fn keyword_content(text: &str) -> Vec<Vec<String>> {
-    canonical(text)
-        .into_iter()
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
-        .map(|w| {
+    text.split_whitespace()
+        .flat_map(|raw| {
+            let exact = raw.starts_with('=');
+            canonical(raw.trim_start_matches('='))
+                .into_iter()
+                .map(move |w| (w, exact))
+        })
+        .filter(|(w, _)| !STOPWORDS.contains(&w.as_str()))
+        .map(|(w, exact)| {
+            if exact {
+                return vec![w];
+            }
             let mut stems: Vec<String> = Vec::new();
             for form in analyze_pattern(&w) {
                 if !stems.contains(&form.stem) {

@@ -1,4 +1,4 @@
-//! The shipped evaluation sets (`scenarios/eval/*.toml`, 2,418 labelled caller turns and conversations written for
+//! The shipped evaluation sets (`scenarios/eval/*.toml`, 2,586 labelled caller turns and conversations written for
 //! this purpose) run against the embedded engine with the thresholds `sauti scenario eval` enforces: every
 //! emergency, crisis, offered secret and money case, at least 90% of intents in each scenario, and at most 1% false
 //! escalations.

@@ -189,3 +189,33 @@ async fn a_pin_keyed_on_a_call_completes_the_balance_step_and_is_kept_only_as_it
     assert_eq!(nothing.outcome, "fallback");
     assert_eq!(other.history[0].1, "(vitufe) *");
 }
+
+#[tokio::test]
+async fn a_caller_posing_as_staff_decides_for_fraud_but_the_words_alone_do_not() {
+    use sauti::dialogue::{converse, RecordingActions, ScenarioBackend, Session};
+    let scenario = shipped("banking");
+    let backend = ScenarioBackend::new(std::sync::Arc::new(RecordingActions::default()));
+    for (said, intent) in [
+        (
+            "nimepigiwa na mtu anasema ni wa benki ananiomba nimtumie code iliyokuja kwa sms",
+            "fraud_report",
+        ),
+        ("mtu ananiomba otp nifanye nini", "fraud_report"),
+        ("nataka kuuliza kuhusu pin yangu imefungwa", "pin_reset"),
+        ("sema jinsi ya kubadilisha pin", "pin_reset"),
+        (
+            "nimempa mke wangu pin yangu sasa nataka kuibadilisha",
+            "pin_reset",
+        ),
+        (
+            "hapana sijampa mtu yeyote pin yangu nataka tu kuibadilisha",
+            "pin_reset",
+        ),
+    ] {
+        let mut session = Session::default();
+        let reply = converse(&scenario, &mut session, said, &backend, None)
+            .await
+            .unwrap();
+        assert_eq!(reply.outcome, intent, "{said:?} → {}", reply.text);
+    }
+}

@@ -157,11 +157,11 @@ impl Sign {
                 .iter()
                 .all(|term| term.iter().any(|&(p, _)| inside(start, p)))
         })?;
+        // Each term's first place from there: the words of one match, not every place a word recurs.
         Some(
             found
                 .iter()
-                .flatten()
-                .filter(|&&(p, _)| inside(start, p))
+                .filter_map(|term| term.iter().find(|&&(p, _)| inside(start, p)))
                 .flat_map(|&(p, len)| p..p + len)
                 .collect(),
         )
