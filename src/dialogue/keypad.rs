@@ -14,13 +14,6 @@ pub fn masked(keys: &str) -> String {
     format!("(vitufe) {}", "*".repeat(keys.chars().count()))
 }
 
-/// Whether `keys` are keys a phone has (digits, `*`), at most [`MAX_KEYS`].
-pub fn valid(keys: &str) -> bool {
-    !keys.is_empty()
-        && keys.chars().count() <= MAX_KEYS
-        && keys.chars().all(|c| c.is_ascii_digit() || c == '*')
-}
-
 /// A keyed secret's value as a slot keeps it; none when the keys cannot be taken (not digits, too short or too
 /// long).
 pub fn secret_value(slot: &Slot, keys: &str) -> Option<String> {

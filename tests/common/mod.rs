@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod agent;
 pub mod browser;
 pub mod chunked;
 pub mod cli;
@@ -18,6 +19,8 @@ pub mod postgres;
 pub mod redis;
 pub mod replicas;
 pub mod sdk;
+#[allow(unused_imports)]
+pub use agent::agent_text;
 mod wav;
 
 // Each test binary uses some of them.
@@ -267,13 +270,6 @@ pub fn get(url: &str, key: Option<&str>) -> Reply {
         request = request.set("xi-api-key", key);
     }
     collect(request.call())
-}
-
-/// The agent's reply text of a 200 agent turn.
-pub fn agent_text(reply: &Reply) -> String {
-    let body = String::from_utf8_lossy(&reply.body);
-    assert_eq!(reply.status, 200, "{body}");
-    reply.json()["agent_text"].as_str().unwrap().to_string()
 }
 
 pub fn post_json(url: &str, key: Option<&str>, body: &serde_json::Value) -> Reply {
