@@ -176,9 +176,6 @@ impl DialogueBackend for ScenarioBackend {
     }
 }
 
-/// Said to a caller who offers a secret, when the scenario sets no warning of its own.
-pub const DEFAULT_SECRET_WARNING: &str = "Kwa usalama wako, usitaje PIN, nenosiri, namba ya siri ya mara moja (OTP) wala namba tatu za nyuma ya kadi (CVV) kwa mtu yeyote, hata kwangu. Kama umeshamweleza mtu, ibadilishe mara moja.";
-
 /// One guarded turn. The safety layer answers first: a crisis or an emergency gets its reply (numbers first)
 /// before any backend runs, and a caller offering a secret gets a warning; the backend's reply is screened on
 /// the way out. The history records both sides, with secrets masked. `fallback` answers when `backend` fails.
