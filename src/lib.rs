@@ -55,4 +55,5 @@ pub mod problem;
 pub mod server;
 pub mod storage;
 pub mod telemetry;
+pub mod telephony;
 pub mod tts;

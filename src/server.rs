@@ -184,6 +184,9 @@ pub async fn serve(
         stopping: stopping.clone(),
         db: db.clone(),
         recognition,
+        calls: Arc::new(crate::telephony::twilio::TwilioCalls::new(
+            &settings.telephony,
+        )),
     };
     let state = AppState::new(Shared {
         ops,

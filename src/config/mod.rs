@@ -11,7 +11,7 @@ mod realtime;
 mod server;
 mod speech;
 
-pub use realtime::{RealtimeSettings, END_OF_TURN_RANGE_MS};
+pub use realtime::{RealtimeSettings, TelephonySettings, END_OF_TURN_RANGE_MS};
 pub use server::ServerSettings;
 pub use speech::{AsrSettings, CloneSettings, CtcRoute, TtsSettings, VoiceSettingsEntry};
 
@@ -44,6 +44,8 @@ pub struct Settings {
     pub dialogue: DialogueSettings,
     /// The realtime voice agent's sockets.
     pub realtime: RealtimeSettings,
+    /// Call control on the phone network (Twilio).
+    pub telephony: TelephonySettings,
     /// Model files and ONNX Runtime.
     pub models: ModelSettings,
     /// `GET /metrics`.
@@ -395,6 +397,9 @@ impl Settings {
         }
         if let Some((key, problem)) = self.dialogue.problem() {
             return invalid(key, problem);
+        }
+        if let Some((key, problem)) = self.telephony.problem() {
+            return invalid(key, &problem);
         }
         if self.auth.api_keys.iter().any(|k| k.trim().len() < 8) {
             return invalid("auth.api_keys", "must each be at least 8 characters");

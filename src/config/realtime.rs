@@ -95,3 +95,61 @@ impl RealtimeSettings {
         None
     }
 }
+
+/// `[telephony]`: the phone network behind Twilio calls (transfers and hang-ups through Twilio's REST API).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TelephonySettings {
+    /// Twilio's REST API (a test points it at a local server).
+    pub twilio_api_base: String,
+    /// The Twilio account (`AC…`); empty: the account each call's stream names.
+    pub twilio_account_sid: String,
+    /// The account's auth token (`SAUTI__TELEPHONY__TWILIO_AUTH_TOKEN`); never logged. Empty: calls cannot be
+    /// transferred or hung up through Twilio, and the caller is told when a transfer fails.
+    pub twilio_auth_token: String,
+}
+
+impl Default for TelephonySettings {
+    fn default() -> Self {
+        Self {
+            twilio_api_base: "https://api.twilio.com".into(),
+            twilio_account_sid: String::new(),
+            twilio_auth_token: String::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for TelephonySettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = match self.twilio_auth_token.is_empty() {
+            true => "",
+            false => "(set)",
+        };
+        f.debug_struct("TelephonySettings")
+            .field("twilio_api_base", &self.twilio_api_base)
+            .field("twilio_account_sid", &self.twilio_account_sid)
+            .field("twilio_auth_token", &token)
+            .finish()
+    }
+}
+
+impl TelephonySettings {
+    /// The first key that is wrong, and why.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        let base = &self.twilio_api_base;
+        if !(base.starts_with("https://") || base.starts_with("http://")) {
+            return Some((
+                "telephony.twilio_api_base",
+                "must be an http:// or https:// URL".into(),
+            ));
+        }
+        let sid = &self.twilio_account_sid;
+        if !sid.is_empty() && !crate::telephony::plain_id(sid) {
+            return Some((
+                "telephony.twilio_account_sid",
+                "must be letters and digits (AC…)".into(),
+            ));
+        }
+        None
+    }
+}

@@ -19,6 +19,14 @@ pub struct CallSettings {
     pub max_call_seconds: u64,
     /// What the agent says when it closes a call that ran too long.
     pub max_call_closing: String,
+    /// Intents after whose reply the agent hangs up (`goodbye`): the call ends once the reply has been heard.
+    pub end_after: Vec<String>,
+    /// Where calls are put through to, per intent or safety outcome.
+    pub transfers: Vec<super::transfer::TransferRule>,
+    /// Said when a transfer failed twice; the call goes on with the agent.
+    pub transfer_failed: String,
+    /// Said when the caller declined a transfer.
+    pub transfer_declined: String,
 }
 
 impl Default for CallSettings {
@@ -32,6 +40,11 @@ impl Default for CallSettings {
             max_call_seconds: 0,
             max_call_closing:
                 "Samahani, muda wa simu hii umeisha. Tafadhali piga tena kama bado unahitaji msaada. Kwaheri!".into(),
+            end_after: Vec::new(),
+            transfers: Vec::new(),
+            transfer_failed: "Samahani, sikuweza kukuunganisha sasa hivi. Bado niko nawe; niambie nikusaidie vipi, au jaribu tena baadaye."
+                .into(),
+            transfer_declined: "Sawa, sitakuunganisha. Niko hapa; niambie nikusaidie vipi.".into(),
         }
     }
 }
@@ -42,8 +55,8 @@ pub const MAX_REPROMPT_SECONDS: u64 = 120;
 pub const MAX_REPROMPTS: u32 = 5;
 
 impl CallSettings {
-    /// The first problem with the settings, and the key it is at.
-    pub fn problem(&self) -> Option<(&'static str, String)> {
+    /// The first problem with the settings, and the key it is at; `intents` are the scenario's intent ids.
+    pub fn problem(&self, intents: &[&str]) -> Option<(&'static str, String)> {
         if self.silence_reprompt_seconds > MAX_REPROMPT_SECONDS {
             return Some((
                 "silence_reprompt_seconds",
@@ -60,11 +73,25 @@ impl CallSettings {
             ("silence_reprompt", &self.silence_reprompt),
             ("silence_goodbye", &self.silence_goodbye),
             ("max_call_closing", &self.max_call_closing),
+            ("transfer_failed", &self.transfer_failed),
+            ("transfer_declined", &self.transfer_declined),
         ] {
             if text.trim().is_empty() {
                 return Some((key, format!("call: {key} must not be empty")));
             }
         }
-        None
+        if let Some(unknown) = self
+            .end_after
+            .iter()
+            .find(|id| !intents.contains(&id.as_str()))
+        {
+            return Some((
+                "end_after",
+                format!(
+                    "call: end_after names {unknown:?}, which is not an intent of the scenario"
+                ),
+            ));
+        }
+        super::transfer::problem(&self.transfers, intents)
     }
 }

@@ -285,7 +285,8 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
 }
 
 fn check_call(scenario: &Scenario, out: &mut Vec<Problem>) {
-    if let Some((key, message)) = scenario.call.problem() {
+    let intents: Vec<&str> = scenario.intents.iter().map(|i| i.id.as_str()).collect();
+    if let Some((key, message)) = scenario.call.problem(&intents) {
         out.push(problem(message, key));
     }
 }

@@ -25,6 +25,7 @@ pub mod slots;
 pub mod template;
 pub mod test_format;
 pub mod testing;
+pub mod transfer;
 pub mod words;
 
 use std::collections::BTreeMap;

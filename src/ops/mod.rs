@@ -60,4 +60,6 @@ pub struct Service {
     pub db: crate::storage::Storage,
     /// The languages recognition serves and the engine serving each (empty with no recognizer).
     pub recognition: Arc<Vec<(&'static str, &'static str)>>,
+    /// Transfers and hang-ups of phone calls.
+    pub calls: Arc<dyn crate::telephony::CallControl>,
 }

@@ -82,6 +82,7 @@ impl Service {
             dialogue: self.graph.dialogue.clone(),
             tts: self.graph.tts.clone(),
             gate,
+            calls: Arc::clone(&self.calls),
         };
         let (out, events) = mpsc::channel(realtime::OUTBOUND_QUEUE);
         let session = realtime::start(services, options, out)

@@ -12,6 +12,27 @@ pub struct Received {
     pub method: String,
     pub path: String,
     pub body: serde_json::Value,
+    /// The body as sent (a form, where JSON is `Null`).
+    pub raw: String,
+    /// Headers, names in lower case.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Received {
+    /// A form field of the body, decoded.
+    pub fn form(&self, name: &str) -> Option<String> {
+        form_urlencoded::parse(self.raw.as_bytes())
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.into_owned())
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
 }
 
 /// What to answer.
@@ -72,12 +93,14 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Received>>, script: &Script) {
     let method = parts.next().unwrap_or_default().to_string();
     let path = parts.next().unwrap_or_default().to_string();
     let mut length = 0;
+    let mut headers = Vec::new();
     loop {
         let mut header = String::new();
         if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
             break;
         }
         if let Some((name, value)) = header.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
             if name.trim().eq_ignore_ascii_case("content-length") {
                 length = value.trim().parse().unwrap_or(0);
             }
@@ -89,6 +112,8 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Received>>, script: &Script) {
         method,
         path,
         body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+        raw: String::from_utf8_lossy(&body).into_owned(),
+        headers,
     };
     let index = {
         let mut log = log.lock().unwrap();

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod browser;
+pub mod call_socket;
 pub mod chunked;
 pub mod cli;
 pub mod cloning;

@@ -7,55 +7,13 @@ use crate::common;
 
 use std::time::Duration;
 
+use common::call_socket::{open, send, until_reply, Socket};
 use common::fake_http::{Answer, FakeHttp};
 use common::*;
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
-use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::tungstenite::Message;
 
 const PIN: &str = "4821";
-
-type Socket = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>>;
-
-fn open(base: &str, path: &str) -> Socket {
-    let mut request = format!("{base}{path}")
-        .replace("http://", "ws://")
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("xi-api-key", KEY_A.parse().unwrap());
-    let (socket, _) = tungstenite::connect(request).expect("the socket opens");
-    if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.get_ref() {
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-    }
-    socket
-}
-
-fn send(socket: &mut Socket, message: Value) {
-    socket
-        .send(Message::Text(message.to_string().into()))
-        .unwrap();
-}
-
-/// Messages until an `agent_response`, which is returned with everything before it.
-fn until_reply(socket: &mut Socket, seen: &mut Vec<Value>) -> String {
-    loop {
-        let Message::Text(text) = socket.read().expect("the agent answers") else {
-            continue;
-        };
-        let message: Value = serde_json::from_str(&text).unwrap();
-        seen.push(message.clone());
-        if message["type"] == "agent_response" {
-            return message["agent_response_event"]["agent_response"]
-                .as_str()
-                .unwrap()
-                .to_string();
-        }
-    }
-}
 
 #[test]
 fn a_pin_keyed_on_a_call_completes_the_balance_and_its_digits_are_nowhere() {

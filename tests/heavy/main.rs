@@ -15,4 +15,5 @@ mod load;
 mod realtime;
 mod realtime_bounds;
 mod resource_limits;
+mod transfers;
 mod work_budget;

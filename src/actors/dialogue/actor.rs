@@ -203,6 +203,11 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
         fallback,
     )
     .await?;
+    let mut reply = reply;
+    let (transfer, end_call) = match request.keypad {
+        true => on_call(&scenario, &mut turn.session, &mut reply),
+        false => (None, false),
+    };
     let session_id = turn.id.clone();
     turn.commit().await?;
     tracing::info!(
@@ -222,5 +227,30 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
         scenario: scenario.id.clone(),
         reply,
         backend: state.backend.name(),
+        transfer,
+        end_call,
     })
+}
+
+/// On a call: the transfer the reply leads to (the reply then said as the call says it, and kept so in the
+/// session's history), and whether the agent hangs up once it has been heard.
+fn on_call(
+    scenario: &crate::dialogue::Scenario,
+    session: &mut crate::dialogue::Session,
+    reply: &mut crate::dialogue::Reply,
+) -> (Option<crate::dialogue::transfer::TransferPlan>, bool) {
+    let before = reply.text.clone();
+    let transfer = crate::dialogue::transfer::on_call(scenario, session, reply);
+    if reply.text != before {
+        let last = session
+            .history
+            .iter_mut()
+            .rev()
+            .find(|(role, _)| *role == crate::dialogue::Role::Agent);
+        if let Some((_, text)) = last {
+            *text = reply.text.clone();
+        }
+    }
+    let end_call = transfer.is_none() && scenario.call.end_after.contains(&reply.outcome);
+    (transfer, end_call)
 }

@@ -48,6 +48,10 @@ pub struct DialogueTurn {
     pub reply: Reply,
     /// Which backend answered.
     pub backend: &'static str,
+    /// On a call: the transfer the reply leads to, once it has been heard.
+    pub transfer: Option<crate::dialogue::transfer::TransferPlan>,
+    /// On a call: the agent hangs up once the reply has been heard (a farewell).
+    pub end_call: bool,
 }
 
 /// Why a turn got no reply.

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use tokio::sync::mpsc;
 
-use super::call::{CallClock, Due};
+use super::call::CallClock;
+use super::handover::Handover;
 use super::keys::Keyed;
 use super::playing::Playing;
 use super::turn::{self, Said, TurnEvent};
@@ -28,6 +29,8 @@ pub enum ToSession {
     },
     /// Time passes: idle and length limits, pings.
     Tick,
+    /// A transfer has been made, or failed twice.
+    Transferred(Result<(), String>),
 }
 
 /// What a session starts with.
@@ -43,8 +46,6 @@ pub struct SessionActor;
 
 /// How often the session looks at the clock.
 const TICK: Duration = Duration::from_millis(250);
-/// How often the client is pinged.
-const PING_EVERY: Duration = Duration::from_secs(15);
 
 /// A turn in progress.
 pub(super) struct Current {
@@ -75,6 +76,8 @@ pub struct State {
     pub(super) clock: CallClock,
     /// Keys pressed for the entry under way.
     pub(super) keyed: Keyed,
+    /// The call the session carries, and a transfer it is to make.
+    pub(super) handover: Handover,
     pub(super) turns: u64,
     pub(super) events: u64,
     pub(super) started: Instant,
@@ -110,6 +113,7 @@ impl Actor for SessionActor {
             cut_reply: None,
             clock: CallClock::new(call),
             keyed: Keyed::default(),
+            handover: Handover::default(),
             turns: 0,
             events: 0,
             started: Instant::now(),
@@ -166,6 +170,11 @@ impl Actor for SessionActor {
                 }
             }
             ToSession::Inbound(Inbound::Alive) => state.last_heard = Instant::now(),
+            ToSession::Inbound(Inbound::Call(call)) => {
+                state.last_heard = Instant::now();
+                state.handover.call = call;
+            }
+            ToSession::Transferred(outcome) => state.transferred(outcome),
             ToSession::Turn { turn, event } => {
                 // A conversation waiting on its agent is not idle.
                 state.last_heard = Instant::now();
@@ -274,13 +283,17 @@ impl State {
             Said::Agent(_) => None,
             _ => self.cut_reply.as_ref().map(|(_, heard)| heard.clone()),
         };
+        let context = turn::Context {
+            heard_before,
+            declinable: self.handover.declinable(),
+        };
         let task = crate::actors::work::OwnedTask::spawn(
             "realtime",
             turn::run(
                 self.args.services.clone(),
                 self.args.options.clone(),
                 said,
-                heard_before,
+                context,
                 id,
                 self.myself.clone(),
             ),
@@ -316,10 +329,25 @@ impl State {
                 self.current = None;
                 self.resume();
             }
-            TurnEvent::Answered { text, session_id } => {
+            TurnEvent::Answered {
+                text,
+                session_id,
+                transfer,
+                end_call,
+            } => {
                 current.reply = Some(text.clone());
                 self.args.options.session_id = Some(session_id.clone());
                 self.send(Outbound::AgentResponse { text, session_id });
+                if let Some(plan) = transfer {
+                    self.plan_transfer(plan);
+                }
+                if end_call {
+                    self.clock.ending = Some(super::call::EndReason::Farewell);
+                }
+            }
+            TurnEvent::Declined => {
+                self.current = None;
+                self.declined();
             }
             TurnEvent::Piece {
                 audio,
@@ -395,50 +423,5 @@ impl State {
             }
         }
         self.send(Outbound::Audio { event_id, audio });
-    }
-
-    fn tick(&mut self) {
-        let busy = self.current.is_some()
-            || self.vad.in_speech()
-            || !self.keyed.is_empty()
-            || self.playing.as_ref().is_some_and(|p| p.audible(false));
-        if let Some(reason) = self.clock.ending.filter(|_| !busy) {
-            // The goodbye has been heard: the agent hangs up.
-            tracing::info!(end_reason = reason.as_str(), "the agent ended the call");
-            self.send(Outbound::EndCall {
-                reason: reason.as_str().to_string(),
-            });
-            return self.close(
-                1000,
-                format!("the agent ended the call ({})", reason.as_str()),
-            );
-        }
-        match self.clock.due(busy) {
-            Some(Due::Reprompt(text) | Due::Goodbye(text, _)) => {
-                self.begin(Said::Agent(text), None)
-            }
-            None => {}
-        }
-        let options = &self.args.options;
-        if self.last_heard.elapsed() >= options.idle {
-            let seconds = options.idle.as_secs();
-            return self.close(
-                1000,
-                format!("nothing was received for {seconds} s; the session is closed"),
-            );
-        }
-        if self.started.elapsed() >= options.max_duration {
-            let seconds = options.max_duration.as_secs();
-            return self.close(
-                1000,
-                format!("the session reached its longest allowed length, {seconds} s"),
-            );
-        }
-        if self.last_ping.elapsed() >= PING_EVERY {
-            self.last_ping = Instant::now();
-            self.events += 1;
-            let event_id = self.events;
-            self.send(Outbound::Ping { event_id });
-        }
     }
 }

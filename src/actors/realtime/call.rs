@@ -13,6 +13,10 @@ pub enum EndReason {
     Silence,
     /// The call reached the scenario's `max_call_seconds`.
     MaxDuration,
+    /// The agent said goodbye after the caller's farewell.
+    Farewell,
+    /// The call was put through to people.
+    Transferred,
 }
 
 impl EndReason {
@@ -21,6 +25,8 @@ impl EndReason {
         match self {
             Self::Silence => "silence",
             Self::MaxDuration => "max_duration",
+            Self::Farewell => "farewell",
+            Self::Transferred => "transferred",
         }
     }
 }

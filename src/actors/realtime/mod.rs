@@ -11,6 +11,7 @@
 mod actor;
 mod barge;
 pub mod call;
+mod handover;
 mod keys;
 mod playing;
 mod seats;
@@ -42,6 +43,8 @@ pub struct Services {
     pub tts: TtsHandle,
     /// Whether the key may take one more turn (its rate limit).
     pub gate: Arc<dyn TurnGate>,
+    /// Transfers and hang-ups of phone calls.
+    pub calls: Arc<dyn crate::telephony::CallControl>,
 }
 
 /// Counts each caller turn, spoken or typed, against the session's key before any work is done for it.
@@ -94,6 +97,8 @@ pub enum Inbound {
     UserMessage(String),
     /// Keys pressed on the caller's keypad (DTMF): digits, `*` and `#`, which ends a keyed entry.
     Keys(String),
+    /// What the client says of the call the session carries (Twilio's `start`, ConvAI's client data).
+    Call(crate::telephony::CallInfo),
     /// Anything else that shows the client is there (a pong, a mark).
     Alive,
 }
@@ -143,9 +148,16 @@ pub enum Outbound {
         /// Seconds until a turn may be taken again, if known.
         retry_after_seconds: Option<u64>,
     },
-    /// The agent ends the call (the caller stayed silent, or the call ran too long); the close follows.
+    /// The call is put through to people: the client (or the carrier, on a phone call) connects it to `to`.
+    Transfer {
+        /// A phone number or a `sip:` address.
+        to: String,
+        /// The call so far, for the person who takes it.
+        summary: crate::dialogue::transfer::CallSummary,
+    },
+    /// The agent ends the call; the close follows.
     EndCall {
-        /// `silence` or `max_duration`.
+        /// `silence`, `max_duration`, `farewell` or `transferred`.
         reason: String,
     },
     /// Are you there?

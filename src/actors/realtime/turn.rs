@@ -43,7 +43,13 @@ pub enum TurnEvent {
         text: String,
         /// The dialogue session it belongs to.
         session_id: String,
+        /// The transfer it leads to, once heard.
+        transfer: Option<crate::dialogue::transfer::TransferPlan>,
+        /// The agent hangs up once it has been heard.
+        end_call: bool,
     },
+    /// The caller declined the transfer they were offered ("hapana"): no turn.
+    Declined,
     /// A piece of the reply's speech, encoded.
     Piece {
         /// The encoded audio (the format's closing bytes when `seconds` is 0).
@@ -61,13 +67,20 @@ pub enum TurnEvent {
     Failed(String),
 }
 
-/// Run turn `id` of a session, reporting to `session`. `heard_before` is set when the turn was spoken over the
-/// last reply and cut it: what the caller had heard of it.
+/// Where a turn stands in its call.
+pub struct Context {
+    /// Set when the turn was spoken over the last reply and cut it: what the caller had heard of it.
+    pub heard_before: Option<String>,
+    /// The caller was offered a transfer they may decline.
+    pub declinable: bool,
+}
+
+/// Run turn `id` of a session, reporting to `session`.
 pub async fn run(
     services: Services,
     options: SessionOptions,
     said: Said,
-    heard_before: Option<String>,
+    context: Context,
     id: u64,
     session: ActorRef<ToSession>,
 ) {
@@ -75,7 +88,7 @@ pub async fn run(
         let _ = session.send_message(ToSession::Turn { turn: id, event });
     };
     // A panic in the turn's work fails this turn alone; the session goes on.
-    let work = steps(&services, &options, said, heard_before, &report);
+    let work = steps(&services, &options, said, context, &report);
     match crate::actors::work::caught("realtime", work).await {
         Ok(Ok(())) => report(TurnEvent::Done),
         Ok(Err(error)) => report(TurnEvent::Failed(error)),
@@ -87,9 +100,13 @@ async fn steps(
     services: &Services,
     options: &SessionOptions,
     said: Said,
-    heard_before: Option<String>,
+    context: Context,
     report: &impl Fn(TurnEvent),
 ) -> Result<(), String> {
+    let Context {
+        heard_before,
+        declinable,
+    } = context;
     let mut keyed = false;
     let text = match said {
         Said::Keys(keys) => {
@@ -100,6 +117,8 @@ async fn steps(
             report(TurnEvent::Answered {
                 text: rest.clone(),
                 session_id: options.session_id.clone().unwrap_or_default(),
+                transfer: None,
+                end_call: false,
             });
             return speak(services, options, &rest, report).await;
         }
@@ -131,6 +150,11 @@ async fn steps(
         report(TurnEvent::Backchannel);
         return Ok(());
     }
+    if !keyed && declinable && crate::dialogue::transfer::declines(&text) {
+        report(TurnEvent::Heard(services.dialogue.shareable(&text)));
+        report(TurnEvent::Declined);
+        return Ok(());
+    }
     // Keys are never written as digits: a PIN is keyed the same way as a menu choice.
     report(TurnEvent::Heard(match keyed {
         true => crate::dialogue::keypad::masked(&text),
@@ -155,6 +179,8 @@ async fn steps(
     report(TurnEvent::Answered {
         text: reply.clone(),
         session_id: answered.session_id,
+        transfer: answered.transfer,
+        end_call: answered.end_call,
     });
     speak(services, options, &reply, report).await
 }

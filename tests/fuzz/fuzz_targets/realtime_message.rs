@@ -1,7 +1,8 @@
 //! Any frames a client sends on a realtime socket, through the ConvAI protocol (in any input format) and the
 //! Twilio protocol: each frame is taken as messages for the session, a file to decode, the end of a call, or a
 //! refusal with a close code a client can act on (1003, 1007, 1008) — never a panic. The caller's audio is
-//! finite and in range, a typed turn is within its length, keys pressed are keys, and encoding any event back for
+//! finite and in range, a typed turn is within its length, keys pressed are keys, a call's variables are
+//! bounded and its sids plain, and encoding any event back for
 //! the client works.
 #![no_main]
 
@@ -29,6 +30,15 @@ fn check(taken: Taken) {
                     Inbound::Keys(keys) => {
                         let keys_only = keys.chars().all(|c| c.is_ascii_digit() || c == '*' || c == '#');
                         assert!(!keys.is_empty() && keys.chars().count() <= 32 && keys_only, "{keys:?}");
+                    }
+                    Inbound::Call(call) => {
+                        assert!(call.variables.len() <= 32);
+                        for (name, value) in &call.variables {
+                            assert!(name.len() <= 64 && value.chars().count() <= 256, "{name}");
+                        }
+                        for sid in [&call.call_sid, &call.account_sid].into_iter().flatten() {
+                            assert!(sauti::telephony::plain_id(sid), "{sid:?}");
+                        }
                     }
                     Inbound::Alive => {}
                 }
@@ -71,6 +81,7 @@ fuzz_target!(|data: &[u8]| {
         Outbound::Interruption { event_id: 1 },
         Outbound::Refused { detail: "over".into(), retry_after_seconds: Some(1) },
         Outbound::EndCall { reason: "silence".into() },
+        Outbound::Transfer { to: "+255112".into(), summary: Default::default() },
     ] {
         let _ = wire.outbound(event);
     }

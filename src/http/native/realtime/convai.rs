@@ -2,10 +2,13 @@
 //! text frames both ways.
 //!
 //! Client → server: `{"user_audio_chunk": "<base64>"}` (in `input_format`), `{"type": "user_message",
-//! "text": …}`, `{"type": "pong", "event_id": …}`, and `user_activity`, `contextual_update` and
-//! `conversation_initiation_client_data` (taken as signs of life). Server → client:
+//! "text": …}`, `{"type": "user_dtmf", "digits": …}`, `{"type": "pong", "event_id": …}`, `user_activity` and
+//! `contextual_update` (taken as signs of life), and `conversation_initiation_client_data` (its
+//! `dynamic_variables`, which may name the phone call the socket carries: `system__call_sid`). Server → client:
 //! `conversation_initiation_metadata`, `user_transcript`, `agent_response`, `agent_response_correction`,
-//! `audio` (with an increasing `event_id`), `interruption` (drop audio after its `event_id`), `ping`, and
+//! `audio` (with an increasing `event_id`), `interruption` (drop audio after its `event_id`), `transfer` (put the
+//! call through to `transfer_event.to`; `transfer_event.summary` tells the person who takes it what was said),
+//! `end_call`, `ping`, and
 //! `error` (`error_event.error_type` `rate_limited`: a turn over the key's limit was not taken; the session
 //! goes on).
 
@@ -100,12 +103,13 @@ impl Wire for ConvAi {
                     Some(problem) => refused(format!("user_dtmf: {problem}")),
                 }
             }
-            Some(
-                "pong"
-                | "user_activity"
-                | "contextual_update"
-                | "conversation_initiation_client_data",
-            ) => Taken::Messages(vec![Inbound::Alive]),
+            Some("conversation_initiation_client_data") => match super::call_data::convai(&message) {
+                Ok(call) => Taken::Messages(vec![Inbound::Call(call)]),
+                Err(problem) => refused(format!("conversation_initiation_client_data: {problem}")),
+            },
+            Some("pong" | "user_activity" | "contextual_update") => {
+                Taken::Messages(vec![Inbound::Alive])
+            }
             Some(other) => refused(format!(
                 "unknown message type {other:?}; this socket takes user_audio_chunk, user_message, user_dtmf, pong and user_activity"
             )),
@@ -166,6 +170,10 @@ impl Wire for ConvAi {
                     "message": detail,
                     "retry_after_seconds": retry_after_seconds,
                 }
+            }),
+            Outbound::Transfer { to, summary } => json!({
+                "type": "transfer",
+                "transfer_event": { "to": to, "summary": summary }
             }),
             Outbound::EndCall { reason } => json!({
                 "type": "end_call",

@@ -3,6 +3,7 @@
 //! for browsers, which cannot set headers on a WebSocket). Everything a client can get wrong is refused before
 //! the upgrade, as a problem it can read; then the socket belongs to a session actor.
 
+mod call_data;
 mod convai;
 mod input;
 mod pace;

@@ -69,12 +69,15 @@ impl Wire for Twilio {
                     .get("streamSid")
                     .or_else(|| message.pointer("/start/streamSid"))
                     .and_then(Value::as_str);
-                match sid {
-                    Some(sid) => {
+                let Some(sid) = sid else {
+                    return refused("a start event needs its streamSid");
+                };
+                match super::call_data::twilio(&message) {
+                    Ok(call) => {
                         self.stream_sid = Some(sid.to_string());
-                        Taken::Messages(vec![Inbound::Alive])
+                        Taken::Messages(vec![Inbound::Call(call)])
                     }
-                    None => refused("a start event needs its streamSid"),
+                    Err(problem) => refused(problem),
                 }
             }
             Some("media") => {
