@@ -56,16 +56,16 @@ pub const MAX_REPROMPTS: u32 = 5;
 
 impl CallSettings {
     /// The first problem with the settings, and the key it is at; `intents` are the scenario's intent ids.
-    pub fn problem(&self, intents: &[&str]) -> Option<(&'static str, String)> {
+    pub fn problem(&self, intents: &[&str]) -> Option<(String, String)> {
         if self.silence_reprompt_seconds > MAX_REPROMPT_SECONDS {
             return Some((
-                "silence_reprompt_seconds",
+                "silence_reprompt_seconds".into(),
                 format!("call: silence_reprompt_seconds must be at most {MAX_REPROMPT_SECONDS}"),
             ));
         }
         if self.silence_reprompts > MAX_REPROMPTS {
             return Some((
-                "silence_reprompts",
+                "silence_reprompts".into(),
                 format!("call: silence_reprompts must be at most {MAX_REPROMPTS}"),
             ));
         }
@@ -77,7 +77,7 @@ impl CallSettings {
             ("transfer_declined", &self.transfer_declined),
         ] {
             if text.trim().is_empty() {
-                return Some((key, format!("call: {key} must not be empty")));
+                return Some((key.into(), format!("call: {key} must not be empty")));
             }
         }
         if let Some(unknown) = self
@@ -86,7 +86,7 @@ impl CallSettings {
             .find(|id| !intents.contains(&id.as_str()))
         {
             return Some((
-                "end_after",
+                "end_after".into(),
                 format!(
                     "call: end_after names {unknown:?}, which is not an intent of the scenario"
                 ),

@@ -76,13 +76,13 @@ pub fn destination_problem(to: &str) -> Option<String> {
     })
 }
 
-/// The first problem with a scenario's transfers, and the key it is at.
-pub fn problem(rules: &[TransferRule], intents: &[&str]) -> Option<(&'static str, String)> {
+/// The first problem with a scenario's transfers, and text of the file it is at.
+pub fn problem(rules: &[TransferRule], intents: &[&str]) -> Option<(String, String)> {
     let mut seen = std::collections::BTreeSet::new();
     for rule in rules {
         if !SAFETY_OUTCOMES.contains(&rule.on.as_str()) && !intents.contains(&rule.on.as_str()) {
             return Some((
-                "on",
+                format!("on = {:?}", rule.on),
                 format!(
                     "call.transfers: on = {:?} is not an intent of the scenario, emergency or crisis",
                     rule.on
@@ -91,23 +91,23 @@ pub fn problem(rules: &[TransferRule], intents: &[&str]) -> Option<(&'static str
         }
         if !seen.insert(rule.on.as_str()) {
             return Some((
-                "on",
+                format!("on = {:?}", rule.on),
                 format!("call.transfers: {:?} has two transfers", rule.on),
             ));
         }
         if let Some(problem) = destination_problem(&rule.to) {
-            return Some(("to", format!("call.transfers: to = {problem}")));
+            return Some((format!("to = {:?}", rule.to), format!("call.transfers: to = {problem}")));
         }
         if rule.decline_seconds > MAX_DECLINE_SECONDS {
             return Some((
-                "decline_seconds",
+                format!("decline_seconds = {}", rule.decline_seconds),
                 format!("call.transfers: decline_seconds must be at most {MAX_DECLINE_SECONDS}"),
             ));
         }
         for text in [&rule.say, &rule.reply].into_iter().flatten() {
             if text.trim().is_empty() {
                 return Some((
-                    "say",
+                    "[[call.transfers]]".into(),
                     "call.transfers: say and reply must not be empty".into(),
                 ));
             }

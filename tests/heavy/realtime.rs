@@ -234,11 +234,10 @@ fn a_silent_caller_is_reprompted_then_hung_up_on_and_a_long_call_is_closed_polit
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let with_call = |id: &str, call: &str| {
         let source = std::fs::read_to_string(root.join(format!("scenarios/{id}.toml"))).unwrap();
-        std::fs::write(
-            scenarios.join(format!("{id}.toml")),
-            format!("{source}\n[call]\n{call}"),
-        )
-        .unwrap();
+        // The scenario's own `[call]` table gains the test's keys.
+        let changed = source.replacen("\n[call]\n", &format!("\n[call]\n{call}"), 1);
+        assert_ne!(changed, source, "{id} has a [call] table");
+        std::fs::write(scenarios.join(format!("{id}.toml")), changed).unwrap();
     };
     with_call(
         "general",
