@@ -96,7 +96,10 @@ pub fn problem(rules: &[TransferRule], intents: &[&str]) -> Option<(String, Stri
             ));
         }
         if let Some(problem) = destination_problem(&rule.to) {
-            return Some((format!("to = {:?}", rule.to), format!("call.transfers: to = {problem}")));
+            return Some((
+                format!("to = {:?}", rule.to),
+                format!("call.transfers: to = {problem}"),
+            ));
         }
         if rule.decline_seconds > MAX_DECLINE_SECONDS {
             return Some((

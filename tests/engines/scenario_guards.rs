@@ -224,22 +224,47 @@ async fn a_caller_posing_as_staff_decides_for_fraud_but_the_words_alone_do_not()
 fn a_transfer_that_names_no_intent_or_no_reachable_line_is_refused_with_its_line() {
     let source = include_str!("../../scenarios/banking.toml");
     let shipped = scenario::parse("banking.toml", source, Some("banking")).unwrap();
-    let ons: Vec<&str> = shipped.call.transfers.iter().map(|t| t.on.as_str()).collect();
+    let ons: Vec<&str> = shipped
+        .call
+        .transfers
+        .iter()
+        .map(|t| t.on.as_str())
+        .collect();
     assert_eq!(ons, ["human_agent", "emergency"]);
     assert_eq!(shipped.call.end_after, ["goodbye"]);
     for (from, to, problem) in [
         ("on = \"human_agent\"", "on = \"mhudumu\"", "not an intent"),
-        ("to = \"+255222110000\"", "to = \"tel:0800\"", "not a phone number"),
-        ("to = \"+255222110000\"", "to = \"sip:afisa\"", "not a sip: address"),
-        ("on = \"emergency\"", "on = \"human_agent\"", "two transfers"),
+        (
+            "to = \"+255222110000\"",
+            "to = \"tel:0800\"",
+            "not a phone number",
+        ),
+        (
+            "to = \"+255222110000\"",
+            "to = \"sip:afisa\"",
+            "not a sip: address",
+        ),
+        (
+            "on = \"emergency\"",
+            "on = \"human_agent\"",
+            "two transfers",
+        ),
         ("decline_seconds = 4", "decline_seconds = 300", "at most 30"),
-        ("end_after = [\"goodbye\"]", "end_after = [\"kwaheri\"]", "not an intent"),
+        (
+            "end_after = [\"goodbye\"]",
+            "end_after = [\"kwaheri\"]",
+            "not an intent",
+        ),
     ] {
         let text = source.replacen(from, to, 1);
         assert_ne!(text, source, "{from}");
         let error = scenario::parse("banking.toml", &text, Some("banking")).unwrap_err();
         assert!(error.message.contains(problem), "{to}: {error}");
         let line = text.lines().position(|l| l.contains(to)).unwrap() + 1;
-        assert!(error.line.abs_diff(line) <= 6, "{to}: line {} for {line}", error.line);
+        assert!(
+            error.line.abs_diff(line) <= 6,
+            "{to}: line {} for {line}",
+            error.line
+        );
     }
 }
