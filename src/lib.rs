@@ -52,6 +52,7 @@ pub mod http;
 pub mod models;
 pub mod ops;
 pub mod problem;
+pub mod records;
 pub mod server;
 pub mod storage;
 pub mod telemetry;

@@ -8,10 +8,12 @@ use config::{Config, Environment, File, FileFormat};
 use serde::{Deserialize, Serialize};
 
 mod realtime;
+mod records;
 mod server;
 mod speech;
 
 pub use realtime::{RealtimeSettings, TelephonySettings, END_OF_TURN_RANGE_MS};
+pub use records::RecordSettings;
 pub use server::ServerSettings;
 pub use speech::{AsrSettings, CloneSettings, CtcRoute, TtsSettings, VoiceSettingsEntry};
 
@@ -46,6 +48,8 @@ pub struct Settings {
     pub realtime: RealtimeSettings,
     /// Call control on the phone network (Twilio).
     pub telephony: TelephonySettings,
+    /// Call records.
+    pub records: RecordSettings,
     /// Model files and ONNX Runtime.
     pub models: ModelSettings,
     /// `GET /metrics`.
@@ -399,6 +403,9 @@ impl Settings {
             return invalid(key, problem);
         }
         if let Some((key, problem)) = self.telephony.problem() {
+            return invalid(key, &problem);
+        }
+        if let Some((key, problem)) = self.records.problem() {
             return invalid(key, &problem);
         }
         if self.auth.api_keys.iter().any(|k| k.trim().len() < 8) {

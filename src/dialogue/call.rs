@@ -27,6 +27,13 @@ pub struct CallSettings {
     pub transfer_failed: String,
     /// Said when the caller declined a transfer.
     pub transfer_declined: String,
+    /// A call record's outcome is `success` when any of these happened in the call: an intent or a safety
+    /// outcome was answered, `done:ACTION` (an action succeeded) or `failed:ACTION`, or the call ended so
+    /// (`farewell`, `transferred`, `silence`…)…
+    pub success_on: Vec<String>,
+    /// …and `failure` when any of these did (they win): by default a call ended for `silence` or a
+    /// `transfer_failed`.
+    pub failure_on: Vec<String>,
 }
 
 impl Default for CallSettings {
@@ -45,9 +52,26 @@ impl Default for CallSettings {
             transfer_failed: "Samahani, sikuweza kukuunganisha sasa hivi. Bado niko nawe; niambie nikusaidie vipi, au jaribu tena baadaye."
                 .into(),
             transfer_declined: "Sawa, sitakuunganisha. Niko hapa; niambie nikusaidie vipi.".into(),
+            success_on: Vec::new(),
+            failure_on: vec!["silence".into(), "transfer_failed".into()],
         }
     }
 }
+
+/// What a call's outcome rules may name besides the scenario's intents.
+pub const OUTCOME_MARKS: [&str; 11] = [
+    "emergency",
+    "crisis",
+    "fallback",
+    "secret",
+    "repeat",
+    "silence",
+    "max_duration",
+    "farewell",
+    "transferred",
+    "transfer_failed",
+    "disconnected",
+];
 
 /// The longest silence before a re-prompt, and the most re-prompts, a scenario may set.
 pub const MAX_REPROMPT_SECONDS: u64 = 120;
@@ -55,8 +79,8 @@ pub const MAX_REPROMPT_SECONDS: u64 = 120;
 pub const MAX_REPROMPTS: u32 = 5;
 
 impl CallSettings {
-    /// The first problem with the settings, and the key it is at; `intents` are the scenario's intent ids.
-    pub fn problem(&self, intents: &[&str]) -> Option<(String, String)> {
+    /// The first problem with the settings, and the key it is at; `intents` and `actions` are the scenario's.
+    pub fn problem(&self, intents: &[&str], actions: &[&str]) -> Option<(String, String)> {
         if self.silence_reprompt_seconds > MAX_REPROMPT_SECONDS {
             return Some((
                 "silence_reprompt_seconds".into(),
@@ -91,6 +115,31 @@ impl CallSettings {
                     "call: end_after names {unknown:?}, which is not an intent of the scenario"
                 ),
             ));
+        }
+        for (key, names) in [
+            ("success_on", &self.success_on),
+            ("failure_on", &self.failure_on),
+        ] {
+            let unknown = names.iter().find(|name| {
+                let action = name
+                    .strip_prefix("done:")
+                    .or_else(|| name.strip_prefix("failed:"));
+                match action {
+                    Some(action) => !actions.contains(&action),
+                    None => {
+                        !intents.contains(&name.as_str()) && !OUTCOME_MARKS.contains(&name.as_str())
+                    }
+                }
+            });
+            if let Some(unknown) = unknown {
+                return Some((
+                    key.into(),
+                    format!(
+                        "call: {key} names {unknown:?}, which is neither an intent of the scenario, done:ACTION or failed:ACTION of one of its actions, nor one of {}",
+                        OUTCOME_MARKS.join(", ")
+                    ),
+                ));
+            }
         }
         super::transfer::problem(&self.transfers, intents)
     }

@@ -286,7 +286,8 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
 
 fn check_call(scenario: &Scenario, out: &mut Vec<Problem>) {
     let intents: Vec<&str> = scenario.intents.iter().map(|i| i.id.as_str()).collect();
-    if let Some((key, message)) = scenario.call.problem(&intents) {
+    let actions: Vec<&str> = scenario.actions.keys().map(String::as_str).collect();
+    if let Some((key, message)) = scenario.call.problem(&intents, &actions) {
         out.push(problem(message, key));
     }
 }

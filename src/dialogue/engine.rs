@@ -33,6 +33,7 @@ pub async fn respond(
         now,
         parts: Vec::new(),
         called: Vec::new(),
+        failed: Vec::new(),
         rejected: Vec::new(),
     };
     let outcome = turn.run(text).await;
@@ -41,6 +42,7 @@ pub async fn respond(
         text,
         outcome,
         actions: turn.called,
+        failed: turn.failed,
     }
 }
 
@@ -51,6 +53,7 @@ struct Turn<'a> {
     now: OffsetDateTime,
     parts: Vec<String>,
     called: Vec<String>,
+    failed: Vec<String>,
     /// Slots this turn named a value for that could not be taken, with what was heard.
     rejected: Vec<(String, String)>,
 }
@@ -413,6 +416,7 @@ impl Turn<'_> {
             }
             Err(error) => {
                 tracing::warn!(scenario = self.scenario.id, action = name, %error, "action failed");
+                self.failed.push(name.to_string());
                 self.session.result = Map::new();
                 self.say(&action.failure);
             }

@@ -86,7 +86,7 @@ pub async fn converse_keys(
             Ok(Reply {
                 text,
                 outcome: "fallback".into(),
-                actions: Vec::new(),
+                ..Reply::default()
             })
         }
     }
@@ -112,7 +112,7 @@ async fn keyed_secret(
                 .as_ref()
                 .map(|f| f.intent.clone())
                 .unwrap_or_default(),
-            actions: Vec::new(),
+            ..Reply::default()
         });
     };
     use sha2::Digest as _;

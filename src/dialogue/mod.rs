@@ -106,7 +106,7 @@ impl Session {
 pub const HISTORY_LIMIT: usize = 40;
 
 /// A backend's answer to one turn.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Reply {
     /// What the agent says.
     pub text: String,
@@ -115,6 +115,8 @@ pub struct Reply {
     pub outcome: String,
     /// Actions called in this turn.
     pub actions: Vec<String>,
+    /// Those of them that failed.
+    pub failed: Vec<String>,
 }
 
 /// Why a backend could not answer.
@@ -218,13 +220,13 @@ pub async fn converse(
         Reply {
             text: safety::reply(scenario, &case),
             outcome: outcome.into(),
-            actions: Vec::new(),
+            ..Reply::default()
         }
     } else if offered {
         Reply {
             text: safety::secret_warning(scenario),
             outcome: "secret".into(),
-            actions: Vec::new(),
+            ..Reply::default()
         }
     } else if let Some(last) = repair::asks_to_repeat(text)
         .then(|| last_reply(session))
@@ -234,7 +236,7 @@ pub async fn converse(
         Reply {
             text: last,
             outcome: "repeat".into(),
-            actions: Vec::new(),
+            ..Reply::default()
         }
     } else {
         let mut reply = match backend.respond(scenario, session, text).await {

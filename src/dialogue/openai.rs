@@ -30,6 +30,15 @@ struct Performed {
     result: Option<Map<String, Value>>,
 }
 
+/// The actions of a turn that failed.
+fn failed(performed: &[Performed]) -> Vec<String> {
+    performed
+        .iter()
+        .filter(|p| p.result.is_none())
+        .map(|p| p.name.clone())
+        .collect()
+}
+
 /// The reply of a turn whose LLM failed after actions ran: each action's success or failure template.
 fn done_reply(scenario: &Scenario, performed: &[Performed]) -> Reply {
     let now = super::template::east_africa_now();
@@ -54,6 +63,7 @@ fn done_reply(scenario: &Scenario, performed: &[Performed]) -> Reply {
         text,
         outcome: "llm".into(),
         actions: performed.iter().map(|p| p.name.clone()).collect(),
+        failed: failed(performed),
     }
 }
 
@@ -301,6 +311,7 @@ impl OpenAiBackend {
                     text: content,
                     outcome: "llm".into(),
                     actions: performed.iter().map(|p| p.name.clone()).collect(),
+                    failed: failed(performed),
                 });
             }
             messages.push(

@@ -124,6 +124,18 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(elevenlabs::voices::search))
         .routes(routes!(elevenlabs::voices::get, elevenlabs::voices::delete))
         .routes(routes!(elevenlabs::models))
+        .routes(routes!(elevenlabs::conversations::native::list))
+        .routes(routes!(
+            elevenlabs::conversations::native::get,
+            elevenlabs::conversations::native::delete
+        ))
+        .routes(routes!(elevenlabs::conversations::native::audio))
+        .routes(routes!(elevenlabs::conversations::compat::list))
+        .routes(routes!(
+            elevenlabs::conversations::compat::get,
+            elevenlabs::conversations::compat::delete
+        ))
+        .routes(routes!(elevenlabs::conversations::compat::audio))
         .routes(routes!(openai::realtime::transcription))
         .routes(routes!(usage::usage))
         .routes(routes!(usage::subscription))

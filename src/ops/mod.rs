@@ -16,6 +16,7 @@
 //! against its catalogue, so no adapter can forget it. Every operation counts what it used in [`usage`].
 
 pub mod audio;
+pub mod calls;
 pub mod clone;
 pub mod converse;
 pub mod encode;
@@ -62,4 +63,6 @@ pub struct Service {
     pub recognition: Arc<Vec<(&'static str, &'static str)>>,
     /// Transfers and hang-ups of phone calls.
     pub calls: Arc<dyn crate::telephony::CallControl>,
+    /// Call records.
+    pub records: crate::records::Records,
 }

@@ -29,6 +29,8 @@ pub struct OpenSession {
     pub end_of_turn_ms: Option<u64>,
     /// The format of the agent's audio on this socket.
     pub format: OutputFormat,
+    /// The socket carries a phone call (Twilio Media Streams).
+    pub phone: bool,
 }
 
 impl Service {
@@ -57,6 +59,12 @@ impl Service {
             idle: Duration::from_secs(settings.idle_seconds),
             max_duration: Duration::from_secs(settings.max_session_seconds),
             call: scenario.call.clone(),
+            scenario_id: scenario.id.clone(),
+            channel: match open.phone {
+                true => crate::records::Channel::Twilio,
+                false => crate::records::Channel::Realtime,
+            },
+            recording: self.settings.records.recording,
         })
     }
 
@@ -83,6 +91,7 @@ impl Service {
             tts: self.graph.tts.clone(),
             gate,
             calls: Arc::clone(&self.calls),
+            records: self.records.clone(),
         };
         let (out, events) = mpsc::channel(realtime::OUTBOUND_QUEUE);
         let session = realtime::start(services, options, out)

@@ -104,8 +104,9 @@ pub fn legacy_key_id(hash: &str) -> String {
 }
 
 /// Tables whose `owner` column holds a key id.
-pub(super) const OWNED: [&str; 7] = [
+pub(super) const OWNED: [&str; 8] = [
     "jobs",
+    "call_records",
     "cloned_voices",
     "pronunciation_dictionaries",
     "agent_sessions",

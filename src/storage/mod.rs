@@ -10,6 +10,7 @@
 //! [`Store`]).
 
 pub mod blobs;
+pub mod calls;
 pub mod conversations;
 mod dictionaries;
 mod jobs;
@@ -26,6 +27,7 @@ mod voices;
 use std::sync::Arc;
 
 pub use blobs::{ArtifactStore, Blob, BlobStore};
+pub use calls::{CallFilter, CallRow, CallStore};
 pub use dictionaries::DictionaryRecord;
 pub use jobs::{JobRecord, JobStatus};
 pub use keys::{

@@ -1,11 +1,12 @@
 //! One conformance suite for every storage engine: the same cases run against SQLite (a temporary data
 //! directory) and PostgreSQL (a private server, or `SAUTI_TEST_POSTGRES_URL`); agent conversations are in
-//! `storage_conformance/sessions.rs`, what must hold across restarts and upgrades (jobs the process stopped under,
-//! data under earlier key ids) in `storage_conformance/restarts.rs`, and what only a shared database has to show
-//! (two replicas' migrations, leases, fenced completion, one retention sweep at a time) in
-//! `storage_conformance/shared.rs`.
+//! `sessions.rs`, call records in `calls.rs`, what must hold across restarts and upgrades (jobs the process
+//! stopped under, data under earlier key ids) in `restarts.rs`, what only a shared database has to show (two
+//! replicas' migrations, leases, fenced completion, one retention sweep at a time) in `shared.rs`.
 
 use crate::common;
+#[path = "storage_conformance/calls.rs"]
+mod calls;
 #[path = "storage_conformance/restarts.rs"]
 mod restarts;
 #[path = "storage_conformance/sessions.rs"]
@@ -81,6 +82,7 @@ async fn conformance(store: Storage) {
     sessions::sessions(&store).await;
     restarts::key_adoption(&store).await;
     usage::usage(&store).await;
+    calls::calls(&store).await;
     store.ping().await.expect("the store answers");
 }
 

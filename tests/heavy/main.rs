@@ -7,6 +7,7 @@
 mod common;
 
 mod audio_bombs;
+mod call_records;
 mod concurrent_limits;
 mod connections;
 mod fair_recognition;

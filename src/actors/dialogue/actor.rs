@@ -54,6 +54,8 @@ pub struct DialogueArgs {
     pub fallback: Option<Arc<dyn DialogueBackend>>,
     /// Conversations.
     pub sessions: Sessions,
+    /// Where HTTP conversations are recorded (calls record their own).
+    pub records: crate::records::Records,
 }
 
 /// Dispatches turns; each turn runs as the actor's own work so a slow backend never stalls the mailbox.
@@ -209,6 +211,22 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
         false => (None, false),
     };
     let session_id = turn.id.clone();
+    let summary = crate::dialogue::transfer::summary(&scenario, &turn.session, &reply);
+    if !request.keypad {
+        // Recorded while the conversation's turn is held: two turns of it never write its record at once.
+        let said = crate::dialogue::shareable(&scenario.safety.current(), &request.text);
+        let http = crate::records::HttpTurn {
+            scenario: &scenario.id,
+            call: &scenario.call,
+            said: &said,
+            reply: &reply,
+            summary: &summary,
+        };
+        state
+            .records
+            .http_turn(&request.owner, &session_id, http)
+            .await;
+    }
     turn.commit().await?;
     tracing::info!(
         scenario = scenario.id,
@@ -229,6 +247,7 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
         backend: state.backend.name(),
         transfer,
         end_call,
+        summary,
     })
 }
 

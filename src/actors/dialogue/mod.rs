@@ -52,6 +52,8 @@ pub struct DialogueTurn {
     pub transfer: Option<crate::dialogue::transfer::TransferPlan>,
     /// On a call: the agent hangs up once the reply has been heard (a farewell).
     pub end_call: bool,
+    /// The conversation after the reply (intent, slots with secrets masked, safety class), for its record.
+    pub summary: crate::dialogue::transfer::CallSummary,
 }
 
 /// Why a turn got no reply.
@@ -142,6 +144,7 @@ impl DialogueArgs {
     pub fn from_settings(
         settings: &crate::dialogue::settings::DialogueSettings,
         storage: &crate::storage::Storage,
+        records: crate::records::Records,
     ) -> Result<Self, crate::dialogue::ScenarioError> {
         use crate::dialogue::library::ScenarioLibrary;
         use crate::dialogue::openai::OpenAiBackend;
@@ -169,6 +172,7 @@ impl DialogueArgs {
             library,
             backend,
             fallback,
+            records,
             sessions: if storage.shared() {
                 Arc::new(StoredSessions::new(
                     storage.clone(),

@@ -14,7 +14,7 @@ use super::playing::Playing;
 use super::turn::{self, Said, TurnEvent};
 use super::{Inbound, Outbound, Services, SessionOptions};
 use crate::audio::vad::{StreamingVad, VadEvent, MAX_TURN_SAMPLES};
-use crate::tts::SpokenWord;
+use crate::records::live::LiveRecord;
 
 /// Messages to a session.
 pub enum ToSession {
@@ -78,6 +78,8 @@ pub struct State {
     pub(super) keyed: Keyed,
     /// The call the session carries, and a transfer it is to make.
     pub(super) handover: Handover,
+    /// The call's record, kept as it goes.
+    pub(super) record: LiveRecord,
     pub(super) turns: u64,
     pub(super) events: u64,
     pub(super) started: Instant,
@@ -97,8 +99,18 @@ impl Actor for SessionActor {
         args: SessionArgs,
     ) -> Result<State, ActorProcessingErr> {
         myself.send_interval(TICK, || ToSession::Tick);
+        let conversation_id = format!("conv_{}", uuid::Uuid::new_v4().simple());
+        let options = &args.options;
+        let record = LiveRecord::start(
+            &args.services.records,
+            &options.owner,
+            &conversation_id,
+            &options.scenario_id,
+            options.channel,
+            options.call.clone(),
+        );
         let started = Outbound::Started {
-            conversation_id: format!("conv_{}", uuid::Uuid::new_v4().simple()),
+            conversation_id,
             format: args.options.format,
         };
         let _ = args.out.try_send(started);
@@ -114,6 +126,7 @@ impl Actor for SessionActor {
             clock: CallClock::new(call),
             keyed: Keyed::default(),
             handover: Handover::default(),
+            record,
             turns: 0,
             events: 0,
             started: Instant::now(),
@@ -135,6 +148,7 @@ impl Actor for SessionActor {
         match message {
             ToSession::Inbound(Inbound::Audio(samples)) => {
                 state.last_heard = Instant::now();
+                state.record.caller_audio(&samples);
                 for event in state.vad.push(&samples) {
                     match event {
                         VadEvent::SpeechStarted => state.caller_started(true),
@@ -172,6 +186,7 @@ impl Actor for SessionActor {
             ToSession::Inbound(Inbound::Alive) => state.last_heard = Instant::now(),
             ToSession::Inbound(Inbound::Call(call)) => {
                 state.last_heard = Instant::now();
+                state.record.call(&call);
                 state.handover.call = call;
             }
             ToSession::Transferred(outcome) => state.transferred(outcome),
@@ -208,8 +223,16 @@ impl Actor for SessionActor {
 }
 
 impl State {
-    /// Queue an event for the client; a client too slow to take them ends the session.
+    /// Queue an event for the client; a client too slow to take them ends the session. What the caller said,
+    /// a reply they cut and the end of the call go into the call's record on their way.
     pub(super) fn send(&mut self, event: Outbound) {
+        match &event {
+            Outbound::UserTranscript(text) => self.record.heard(text),
+            Outbound::Correction { corrected, .. } => self.record.cut(corrected),
+            Outbound::EndCall { reason } => self.record.end(reason),
+            Outbound::Interruption { .. } => self.record.agent_cut(),
+            _ => {}
+        }
         if let Err(mpsc::error::TrySendError::Full(_)) = self.args.out.try_send(event) {
             tracing::info!("realtime client stopped reading; the session ends");
             self.myself.stop(Some("the client stopped reading".into()));
@@ -334,7 +357,9 @@ impl State {
                 session_id,
                 transfer,
                 end_call,
+                record,
             } => {
+                self.record.answered(*record);
                 current.reply = Some(text.clone());
                 self.args.options.session_id = Some(session_id.clone());
                 self.send(Outbound::AgentResponse { text, session_id });
@@ -354,10 +379,15 @@ impl State {
                 text,
                 seconds,
                 words,
-            } => self.piece(turn, audio, text, seconds, words),
+                recorded,
+            } => {
+                self.record.agent_audio(&recorded);
+                self.piece(turn, audio, text, seconds, words)
+            }
             TurnEvent::Done => self.current = None,
             TurnEvent::Failed(error) => {
                 tracing::warn!(%error, "a realtime turn failed");
+                self.record.end("failed");
                 self.current = None;
                 self.send(Outbound::Close {
                     code: 1011,
@@ -366,62 +396,5 @@ impl State {
                 self.myself.stop(None);
             }
         }
-    }
-
-    fn piece(
-        &mut self,
-        turn: u64,
-        audio: Vec<u8>,
-        text: String,
-        seconds: f64,
-        words: Vec<SpokenWord>,
-    ) {
-        let Some(current) = self.current.as_ref() else {
-            return;
-        };
-        let reply = current.reply.clone().unwrap_or_default();
-        let before = current.before.clone();
-        if self.playing.as_ref().is_none_or(|p| p.turn != turn) {
-            // The caller is speaking again before the reply began: it is not spoken over them.
-            if self.vad.in_speech() {
-                if let Some(current) = self.current.take() {
-                    current.task.abort();
-                }
-                self.forget_unheard("");
-                self.send(Outbound::Correction {
-                    original: reply,
-                    corrected: String::new(),
-                });
-                return;
-            }
-            metrics::histogram!(crate::telemetry::metrics::REALTIME_VOICE_TO_VOICE)
-                .record(current.ended_speaking.elapsed().as_secs_f64());
-            self.playing = Some(Playing {
-                turn,
-                reply: match before.is_empty() {
-                    true => reply,
-                    false => format!("{before} {reply}"),
-                },
-                before,
-                first_audio: Instant::now(),
-                pieces: Vec::new(),
-                seconds: 0.0,
-                last_event: 0,
-            });
-        }
-        self.events += 1;
-        let event_id = self.events;
-        if let Some(playing) = self.playing.as_mut() {
-            let start = playing.seconds;
-            playing.seconds += seconds;
-            playing.last_event = event_id;
-            match playing.pieces.last_mut() {
-                // More audio of the sentence before (a voice that hands on a sentence in parts).
-                Some(last) if text.is_empty() => last.2 = playing.seconds,
-                _ if text.is_empty() => {}
-                _ => playing.pieces.push((text, start, playing.seconds, words)),
-            }
-        }
-        self.send(Outbound::Audio { event_id, audio });
     }
 }

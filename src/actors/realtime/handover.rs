@@ -65,6 +65,13 @@ impl State {
             return;
         };
         let to = pending.plan.to.clone();
+        self.record.transfer(crate::records::RecordTransfer {
+            to: to.clone(),
+            at_secs: 0.0,
+            ok: outcome.is_ok(),
+            detail: outcome.as_ref().err().cloned(),
+            summary: pending.plan.summary.clone(),
+        });
         match outcome {
             Ok(()) => {
                 tracing::info!(to, "the call was transferred");
@@ -173,6 +180,7 @@ impl State {
         let options = &self.args.options;
         if self.last_heard.elapsed() >= options.idle {
             let seconds = options.idle.as_secs();
+            self.record.end("idle");
             return self.close(
                 1000,
                 format!("nothing was received for {seconds} s; the session is closed"),
@@ -180,6 +188,7 @@ impl State {
         }
         if self.started.elapsed() >= options.max_duration {
             let seconds = options.max_duration.as_secs();
+            self.record.end("session_limit");
             return self.close(
                 1000,
                 format!("the session reached its longest allowed length, {seconds} s"),

@@ -45,6 +45,8 @@ pub struct Services {
     pub gate: Arc<dyn TurnGate>,
     /// Transfers and hang-ups of phone calls.
     pub calls: Arc<dyn crate::telephony::CallControl>,
+    /// Where the call is recorded.
+    pub records: crate::records::Records,
 }
 
 /// Counts each caller turn, spoken or typed, against the session's key before any work is done for it.
@@ -86,6 +88,12 @@ pub struct SessionOptions {
     pub max_duration: Duration,
     /// The scenario's re-prompts for a silent caller and its polite end to a long call.
     pub call: crate::dialogue::call::CallSettings,
+    /// The scenario that answers (resolved).
+    pub scenario_id: String,
+    /// Where the call comes from, for its record.
+    pub channel: crate::records::Channel,
+    /// The call's audio is recorded (`records.recording`).
+    pub recording: bool,
 }
 
 /// What the client sent, decoded by the wire protocol.

@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use super::actor::State;
+use super::Outbound;
 use crate::tts::alignment;
 use crate::tts::SpokenWord;
 
@@ -58,6 +60,67 @@ impl Playing {
             break;
         }
         heard.trim().to_string()
+    }
+}
+
+impl State {
+    /// A piece of the reply's speech: the first starts the reply playing (unless the caller has begun to speak
+    /// again), each is sent and counted to know later what was heard.
+    pub(super) fn piece(
+        &mut self,
+        turn: u64,
+        audio: Vec<u8>,
+        text: String,
+        seconds: f64,
+        words: Vec<SpokenWord>,
+    ) {
+        let Some(current) = self.current.as_ref() else {
+            return;
+        };
+        let reply = current.reply.clone().unwrap_or_default();
+        let before = current.before.clone();
+        if self.playing.as_ref().is_none_or(|p| p.turn != turn) {
+            // The caller is speaking again before the reply began: it is not spoken over them.
+            if self.vad.in_speech() {
+                if let Some(current) = self.current.take() {
+                    current.task.abort();
+                }
+                self.forget_unheard("");
+                self.send(Outbound::Correction {
+                    original: reply,
+                    corrected: String::new(),
+                });
+                return;
+            }
+            metrics::histogram!(crate::telemetry::metrics::REALTIME_VOICE_TO_VOICE)
+                .record(current.ended_speaking.elapsed().as_secs_f64());
+            self.playing = Some(Playing {
+                turn,
+                reply: match before.is_empty() {
+                    true => reply,
+                    false => format!("{before} {reply}"),
+                },
+                before,
+                first_audio: Instant::now(),
+                pieces: Vec::new(),
+                seconds: 0.0,
+                last_event: 0,
+            });
+        }
+        self.events += 1;
+        let event_id = self.events;
+        if let Some(playing) = self.playing.as_mut() {
+            let start = playing.seconds;
+            playing.seconds += seconds;
+            playing.last_event = event_id;
+            match playing.pieces.last_mut() {
+                // More audio of the sentence before (a voice that hands on a sentence in parts).
+                Some(last) if text.is_empty() => last.2 = playing.seconds,
+                _ if text.is_empty() => {}
+                _ => playing.pieces.push((text, start, playing.seconds, words)),
+            }
+        }
+        self.send(Outbound::Audio { event_id, audio });
     }
 }
 

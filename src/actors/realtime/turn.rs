@@ -47,6 +47,8 @@ pub enum TurnEvent {
         transfer: Option<crate::dialogue::transfer::TransferPlan>,
         /// The agent hangs up once it has been heard.
         end_call: bool,
+        /// The reply as the call's record keeps it (intent, slots, actions, safety class).
+        record: Box<crate::records::RecordTurn>,
     },
     /// The caller declined the transfer they were offered ("hapana"): no turn.
     Declined,
@@ -60,6 +62,8 @@ pub enum TurnEvent {
         seconds: f64,
         /// When each word in it is spoken, from the start of the reply (empty when the voice cannot tell).
         words: Vec<SpokenWord>,
+        /// The piece at 8 kHz for the call's recording (empty when the call is not recorded).
+        recorded: Vec<i16>,
     },
     /// The whole reply has been sent.
     Done,
@@ -114,11 +118,16 @@ async fn steps(
             keys
         }
         Said::Agent(rest) => {
+            let said = crate::dialogue::Reply {
+                text: rest.clone(),
+                ..Default::default()
+            };
             report(TurnEvent::Answered {
                 text: rest.clone(),
                 session_id: options.session_id.clone().unwrap_or_default(),
                 transfer: None,
                 end_call: false,
+                record: Box::new(crate::records::agent_turn(&said, &Default::default(), 0.0)),
             });
             return speak(services, options, &rest, report).await;
         }
@@ -173,6 +182,7 @@ async fn steps(
         })
         .await
         .map_err(|e| e.to_string())?;
+    let record = crate::records::agent_turn(&answered.reply, &answered.summary, 0.0);
     let reply = answered.reply.text;
     usage::record(Usage::AgentTurn);
     usage::record(Usage::Characters(reply.chars().count()));
@@ -181,6 +191,7 @@ async fn steps(
         session_id: answered.session_id,
         transfer: answered.transfer,
         end_call: answered.end_call,
+        record: Box::new(record),
     });
     speak(services, options, &reply, report).await
 }
@@ -198,12 +209,17 @@ async fn speak(
     while let Some(piece) = next {
         let piece = piece.map_err(|e: SynthesisError| e.to_string())?;
         let seconds = piece.samples.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
+        let recorded = match options.recording {
+            true => crate::records::recording::telephone(&piece.samples),
+            false => Vec::new(),
+        };
         let audio = encoder.push(piece.samples).await?;
         report(TurnEvent::Piece {
             audio,
             text: piece.text,
             seconds,
             words: piece.words,
+            recorded,
         });
         next = stream.next().await;
     }
@@ -214,6 +230,7 @@ async fn speak(
             text: String::new(),
             seconds: 0.0,
             words: Vec::new(),
+            recorded: Vec::new(),
         });
     }
     Ok(())

@@ -95,6 +95,18 @@ CREATE TABLE usage_daily (
     amount DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (owner, day, kind, voice_id)
 );
+", "
+CREATE TABLE call_records (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    started_unix BIGINT NOT NULL,
+    outcome TEXT NOT NULL,
+    search TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX call_records_by_owner ON call_records (owner, started_unix DESC, id DESC);
+CREATE INDEX call_records_by_start ON call_records (started_unix);
 "];
 
 const _: () = assert!(

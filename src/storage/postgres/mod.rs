@@ -2,6 +2,7 @@
 //! up to date under an advisory lock (so replicas starting together migrate once), and the same records and
 //! rules as the SQLite store.
 
+mod calls;
 mod jobs;
 mod keys;
 pub(super) mod migrations;

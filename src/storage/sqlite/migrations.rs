@@ -132,11 +132,31 @@ CREATE TABLE usage_daily (
     Ok(())
 }
 
+/// SQLite version 5: call records (an agent conversation's transcript, outcome and transfers).
+fn sqlite_v5(c: &Connection) -> Result<(), StorageError> {
+    c.execute_batch(
+        "
+CREATE TABLE call_records (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    started_unix INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    search TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX call_records_by_owner ON call_records (owner, started_unix DESC, id DESC);
+CREATE INDEX call_records_by_start ON call_records (started_unix);
+",
+    )?;
+    Ok(())
+}
+
 type SqliteMigration = fn(&Connection) -> Result<(), StorageError>;
 
 /// SQLite's migrations; entry `i` brings the database to version `i + 1`.
 pub(in crate::storage) const STEPS: &[SqliteMigration] =
-    &[sqlite_v1, sqlite_v2, sqlite_v3, sqlite_v4];
+    &[sqlite_v1, sqlite_v2, sqlite_v3, sqlite_v4, sqlite_v5];
 
 const _: () = assert!(
     STEPS.len() as i64 == LATEST,

@@ -2,6 +2,7 @@
 //! connection and implements [`Store`] here; the SQL for each kind of record lies in the files beside this one,
 //! as plain functions on a [`Connection`], and the schema in `migrations.rs`.
 
+mod calls;
 mod dictionaries;
 mod jobs;
 mod keys;

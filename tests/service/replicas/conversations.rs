@@ -127,6 +127,20 @@ fn an_agent_conversation_goes_on_whichever_replica_the_next_turn_reaches() {
         calls[0].body,
         json!({ "amount": "2500", "phone": "0755111222" })
     );
+
+    // Its record, in the shared store, holds the turns taken on both replicas; another key gets 404.
+    let path = format!("/v1/convai/conversations/{session}");
+    let record = get(&b.url(&path), Some(KEY_A));
+    assert_eq!(record.status, 200);
+    let record = record.json();
+    let transcript = record["transcript"].as_array().unwrap();
+    assert_eq!(transcript.len(), 6, "{record}");
+    assert_eq!(transcript[0]["message"], "Ningependa kumtumia mama pesa");
+    assert_eq!(
+        record["analysis"]["call_successful"], "success",
+        "the money was sent"
+    );
+    assert_eq!(get(&b.url(&path), Some(KEY_B)).status, 404);
 }
 
 #[test]

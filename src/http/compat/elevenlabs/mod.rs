@@ -3,6 +3,7 @@
 //! speech to text ([`recognition`]) and the models list. Keys, limits, isolation and problem+json errors are
 //! those of `/v1`; the seed paths keep their own shapes.
 
+pub mod conversations;
 pub mod recognition;
 pub mod socket;
 pub mod speech;

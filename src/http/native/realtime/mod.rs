@@ -131,6 +131,7 @@ async fn check(
     headers: &HeaderMap,
     query: RealtimeQuery,
     format: OutputFormat,
+    phone: bool,
 ) -> Result<Checked, ApiError> {
     let input = InputFormat::named(query.input_format.as_deref().unwrap_or("pcm_16000"))
         .map_err(ApiError::unprocessable)?;
@@ -141,6 +142,7 @@ async fn check(
         session_id: query.session_id,
         end_of_turn_ms: query.end_of_turn_ms,
         format,
+        phone,
     };
     Ok(Checked {
         options: state.check_session(open).await?,
@@ -221,7 +223,7 @@ pub async fn converse(
 ) -> Result<Response, ApiError> {
     let format = OutputFormat::named(query.output_format.as_deref().unwrap_or("pcm_16000"))
         .map_err(ApiError::unprocessable)?;
-    let checked = check(&state, &caller, &headers, query, format).await?;
+    let checked = check(&state, &caller, &headers, query, format, false).await?;
     let max_text_chars = state.settings.dialogue.max_text_chars;
     accept(state, checked, upgrade, move |input| {
         Box::new(convai::ConvAi::new(input, max_text_chars))
@@ -255,7 +257,7 @@ pub async fn phone(
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let ulaw = OutputFormat::named("ulaw_8000").map_err(ApiError::unprocessable)?;
-    let checked = check(&state, &caller, &headers, query.into(), ulaw).await?;
+    let checked = check(&state, &caller, &headers, query.into(), ulaw, true).await?;
     accept(state, checked, upgrade, |_| Box::new(twilio::Twilio::new())).await
 }
 
