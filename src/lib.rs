@@ -58,3 +58,4 @@ pub mod storage;
 pub mod telemetry;
 pub mod telephony;
 pub mod tts;
+pub mod webhooks;

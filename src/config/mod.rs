@@ -13,7 +13,7 @@ mod server;
 mod speech;
 
 pub use realtime::{RealtimeSettings, TelephonySettings, END_OF_TURN_RANGE_MS};
-pub use records::RecordSettings;
+pub use records::{RecordSettings, WebhookSettings};
 pub use server::ServerSettings;
 pub use speech::{AsrSettings, CloneSettings, CtcRoute, TtsSettings, VoiceSettingsEntry};
 
@@ -50,6 +50,8 @@ pub struct Settings {
     pub telephony: TelephonySettings,
     /// Call records.
     pub records: RecordSettings,
+    /// Post-call webhooks.
+    pub webhooks: WebhookSettings,
     /// Model files and ONNX Runtime.
     pub models: ModelSettings,
     /// `GET /metrics`.
@@ -405,7 +407,7 @@ impl Settings {
         if let Some((key, problem)) = self.telephony.problem() {
             return invalid(key, &problem);
         }
-        if let Some((key, problem)) = self.records.problem() {
+        if let Some((key, problem)) = self.records.problem().or_else(|| self.webhooks.problem()) {
             return invalid(key, &problem);
         }
         if self.auth.api_keys.iter().any(|k| k.trim().len() < 8) {

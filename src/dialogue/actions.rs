@@ -39,14 +39,19 @@ pub trait ActionRunner: Send + Sync {
     ) -> BoxFuture<'a, Result<ActionResult, ActionError>>;
 }
 
-/// An HTTP client for outgoing calls (actions, LLM backends), with TLS through rustls and the `ring`
-/// provider (installed once, process-wide).
-pub fn http_client(timeout: Option<Duration>) -> reqwest::Client {
+/// Make rustls with the `ring` provider the process's TLS (once; before any outgoing HTTPS client is built).
+pub fn install_tls() {
     static TLS: std::sync::Once = std::sync::Once::new();
     TLS.call_once(|| {
         // Another part of the process may have installed a provider first; either is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+/// An HTTP client for outgoing calls (actions, LLM backends), with TLS through rustls and the `ring`
+/// provider (installed once, process-wide).
+pub fn http_client(timeout: Option<Duration>) -> reqwest::Client {
+    install_tls();
     let mut builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(5));
     if let Some(timeout) = timeout {
         builder = builder.timeout(timeout);

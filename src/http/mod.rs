@@ -15,6 +15,7 @@ pub use crate::problem::codes;
 use compat::{elevenlabs, openai};
 use native::{
     agent, cloning, dictionaries, realtime, recognition, speech, speech_stream, usage, voices,
+    webhook,
 };
 use transport::{cors, edge, problem};
 
@@ -109,6 +110,7 @@ fn documented() -> (OpenApiRouter<AppState>, OpenApiRouter<AppState>) {
         .routes(routes!(realtime::converse))
         .routes(routes!(realtime::phone))
         .routes(routes!(realtime::token))
+        .routes(routes!(webhook::get, webhook::set, webhook::delete))
         .routes(routes!(dictionaries::list, dictionaries::create))
         .routes(routes!(dictionaries::add_from_rules))
         .routes(routes!(dictionaries::get, dictionaries::delete))

@@ -31,6 +31,7 @@ pub mod text;
 pub mod transcribe;
 pub use crate::telemetry::usage;
 pub mod voices;
+pub mod webhook;
 
 use std::sync::Arc;
 

@@ -158,7 +158,8 @@ impl Drop for LiveRecord {
 }
 
 /// Keep the newest state of a record until its session has gone and the last state is kept; then the
-/// recording, if there is one, and the record again, now saying it has one.
+/// recording, if there is one, and the record again, now saying it has one; then the record goes to the key's
+/// webhook.
 async fn write(
     records: Records,
     mut rows: watch::Receiver<Option<CallRow>>,
@@ -177,16 +178,26 @@ async fn write(
             break;
         }
     }
-    let (Ok(wav), Some(row)) = (wav.try_recv(), kept) else {
+    let Some(row) = kept else {
         return;
     };
-    if let Err(error) = records.keep_audio(&row.id, wav.into()).await {
-        return tracing::warn!(%error, call = row.id, "a call's recording could not be kept");
+    let Ok(mut record) = CallRecord::from_row(&row) else {
+        return;
+    };
+    if let Ok(wav) = wav.try_recv() {
+        match records.keep_audio(&row.id, wav.into()).await {
+            Ok(()) => {
+                record.audio = true;
+                keep(&records, &record.row(&row.owner)).await;
+            }
+            Err(error) => {
+                tracing::warn!(%error, call = row.id, "a call's recording could not be kept")
+            }
+        }
     }
-    if let Ok(mut record) = CallRecord::from_row(&row) {
-        record.audio = true;
-        keep(&records, &record.row(&row.owner)).await;
-    }
+    let data = super::shape::conversation(&record);
+    let kind = crate::webhooks::POST_CALL_TRANSCRIPTION;
+    records.webhooks.send(&row.owner, kind, data).await;
 }
 
 /// Keep one state of a record, trying again a little later if the store fails; whether it was kept.

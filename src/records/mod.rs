@@ -7,6 +7,7 @@
 
 pub mod live;
 pub mod recording;
+pub mod shape;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -233,6 +234,8 @@ pub struct Records {
     pub blobs: ArtifactStore,
     /// `[records]`.
     pub settings: Arc<RecordSettings>,
+    /// Where a call's record goes when it ends.
+    pub webhooks: crate::webhooks::Webhooks,
 }
 
 /// The name a call's recording is kept under.
@@ -241,12 +244,18 @@ fn audio_name(id: &str) -> String {
 }
 
 impl Records {
-    /// Records in `store`, recordings in `blobs`.
-    pub fn new(store: Storage, blobs: ArtifactStore, settings: RecordSettings) -> Self {
+    /// Records in `store`, recordings in `blobs`; each call's record goes to `webhooks` when it ends.
+    pub fn new(
+        store: Storage,
+        blobs: ArtifactStore,
+        settings: RecordSettings,
+        webhooks: crate::webhooks::Webhooks,
+    ) -> Self {
         Self {
             store,
             blobs,
             settings: Arc::new(settings),
+            webhooks,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The server's background loops: key sync (the idle rate-limit counters forgotten and the realtime sessions of
-//! revoked keys closed), cloned-voice sync and the job listener of a shared store, and the expiry of call
-//! records. Each is started again should it panic or end.
+//! revoked keys closed), cloned-voice sync and the job listener of a shared store, the delivery of post-call
+//! webhooks and the expiry of call records. Each is started again should it panic or end.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,6 +48,8 @@ pub(super) fn start_background(
                 .unwrap_or_else(|| Box::pin(std::future::pending()))
         });
     }
+    let webhooks = records.webhooks.clone();
+    loops.spawn("webhook-delivery", move || webhooks.clone().deliver_loop());
     if records.settings.retention_days > 0 {
         loops.spawn("record-expiry", move || records.clone().expire_loop());
     }

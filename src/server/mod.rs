@@ -127,8 +127,13 @@ pub async fn serve(
         }
     }
     restore_cloned_voices(db.as_ref(), &voices).await?;
-    let records =
-        crate::records::Records::new(db.clone(), Arc::clone(&artifacts), settings.records.clone());
+    let webhooks = crate::webhooks::Webhooks::new(db.clone(), settings.webhooks.clone());
+    let records = crate::records::Records::new(
+        db.clone(),
+        Arc::clone(&artifacts),
+        settings.records.clone(),
+        webhooks,
+    );
     let dialogue = DialogueArgs::from_settings(&settings.dialogue, &db, records.clone())?;
     let recognizer = {
         let settings = Arc::clone(&settings);

@@ -104,9 +104,11 @@ pub fn legacy_key_id(hash: &str) -> String {
 }
 
 /// Tables whose `owner` column holds a key id.
-pub(super) const OWNED: [&str; 8] = [
+pub(super) const OWNED: [&str; 10] = [
     "jobs",
     "call_records",
+    "webhooks",
+    "webhook_events",
     "cloned_voices",
     "pronunciation_dictionaries",
     "agent_sessions",

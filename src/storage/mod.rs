@@ -23,6 +23,7 @@ pub mod sqlite;
 mod store;
 pub mod usage;
 mod voices;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -39,6 +40,7 @@ pub use sessions::{SessionClaim, SessionLimits, SessionRecord};
 pub use sqlite::{Database, DATABASE_FILE};
 pub use store::{JobListener, JobsWaker, Storage, Store};
 pub use voices::ClonedVoiceRecord;
+pub use webhooks::{EventRow, WebhookRow, WebhookStore};
 
 /// Storage failures; the HTTP layer reports them as 503 (the service cannot do its job right now).
 #[derive(Debug, thiserror::Error)]

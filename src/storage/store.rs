@@ -1,5 +1,6 @@
 //! What the service keeps, behind one trait: API keys, jobs, cloned voices, pronunciation dictionaries, agent
-//! conversations and (through [`super::CallStore`], which every store also is) call records. One
+//! conversations, and (through [`super::CallStore`] and [`super::WebhookStore`], which every store also is) call
+//! records and post-call webhooks. One
 //! implementation per engine — SQLite in the data directory (the default, one machine) and PostgreSQL (many
 //! replicas sharing one database) — and one conformance suite (`tests/engines/storage_conformance.rs`) that both pass.
 
@@ -23,7 +24,7 @@ pub type JobListener = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + 
 
 /// Everything durable. Each call is one transaction: a refusal or an error changes nothing.
 #[async_trait]
-pub trait Store: super::CallStore + Send + Sync + 'static {
+pub trait Store: super::CallStore + super::WebhookStore + Send + Sync + 'static {
     /// The engine's name, for `/readyz` and logs: `sqlite` or `postgres`.
     fn engine(&self) -> &'static str;
 

@@ -31,6 +31,8 @@ pub const REALTIME_INTERRUPTIONS: &str = "sauti_realtime_interruptions_total";
 pub const REALTIME_BACKCHANNELS: &str = "sauti_realtime_backchannels_total";
 /// Calls the agent put through to people, by outcome (`transferred`, or `failed` after its second try).
 pub const CALL_TRANSFERS: &str = "sauti_call_transfers_total";
+/// Post-call webhook deliveries tried, by outcome (`delivered`, `failed`).
+pub const WEBHOOK_DELIVERIES: &str = "sauti_webhook_deliveries_total";
 /// Waits of up to a second a realtime socket made because its caller's audio ran ahead of real time.
 pub const REALTIME_PACED: &str = "sauti_realtime_paced_waits_total";
 /// Caller turns a realtime session dropped unheard, by reason (`superseded`: a newer turn came before it was

@@ -17,4 +17,5 @@ mod realtime;
 mod realtime_bounds;
 mod resource_limits;
 mod transfers;
+mod webhooks;
 mod work_budget;

@@ -14,3 +14,4 @@ pub mod streaming;
 pub mod synthesis_body;
 pub mod usage;
 pub mod voices;
+pub mod webhook;

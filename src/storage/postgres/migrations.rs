@@ -107,6 +107,25 @@ CREATE TABLE call_records (
 );
 CREATE INDEX call_records_by_owner ON call_records (owner, started_unix DESC, id DESC);
 CREATE INDEX call_records_by_start ON call_records (started_unix);
+CREATE TABLE webhooks (
+    owner TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    enabled BOOLEAN NOT NULL,
+    failures BIGINT NOT NULL,
+    last_error TEXT
+);
+CREATE TABLE webhook_events (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    attempts BIGINT NOT NULL,
+    due_ms BIGINT NOT NULL,
+    queued_ms BIGINT NOT NULL
+);
+CREATE INDEX webhook_events_by_due ON webhook_events (due_ms);
+CREATE INDEX webhook_events_by_owner ON webhook_events (owner, queued_ms);
 "];
 
 const _: () = assert!(

@@ -10,6 +10,7 @@ mod records;
 mod sessions;
 mod usage;
 mod watch;
+mod webhooks;
 
 use std::time::Duration;
 

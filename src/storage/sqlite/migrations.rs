@@ -132,7 +132,8 @@ CREATE TABLE usage_daily (
     Ok(())
 }
 
-/// SQLite version 5: call records (an agent conversation's transcript, outcome and transfers).
+/// SQLite version 5: call records (an agent conversation's transcript, outcome and transfers), and post-call
+/// webhooks with their queue of events.
 fn sqlite_v5(c: &Connection) -> Result<(), StorageError> {
     c.execute_batch(
         "
@@ -147,6 +148,25 @@ CREATE TABLE call_records (
 );
 CREATE INDEX call_records_by_owner ON call_records (owner, started_unix DESC, id DESC);
 CREATE INDEX call_records_by_start ON call_records (started_unix);
+CREATE TABLE webhooks (
+    owner TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    failures INTEGER NOT NULL,
+    last_error TEXT
+);
+CREATE TABLE webhook_events (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    due_ms INTEGER NOT NULL,
+    queued_ms INTEGER NOT NULL
+);
+CREATE INDEX webhook_events_by_due ON webhook_events (due_ms);
+CREATE INDEX webhook_events_by_owner ON webhook_events (owner, queued_ms);
 ",
     )?;
     Ok(())

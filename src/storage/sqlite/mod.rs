@@ -10,6 +10,7 @@ pub(super) mod migrations;
 mod sessions;
 mod usage;
 mod voices;
+mod webhooks;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -16,7 +16,8 @@ use crate::http::transport::extract::{ApiPath, ApiQuery};
 use crate::http::transport::problem::ApiError;
 use crate::http::AppState;
 use crate::ops::calls::CallQuery;
-use crate::records::{CallRecord, Channel, Speaker};
+use crate::records::shape::{conversation, status, summary_of};
+use crate::records::{CallRecord, Channel};
 
 /// The list's query (ElevenLabs' names; others it takes are ignored).
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
@@ -70,45 +71,6 @@ pub struct ConversationPage {
     next_cursor: Option<String>,
 }
 
-fn status(record: &CallRecord) -> String {
-    match record.ended_unix.is_some() || record.channel == Channel::Http {
-        true => "done",
-        false => "in-progress",
-    }
-    .into()
-}
-
-/// A sentence on what happened in the call.
-fn summary_of(record: &CallRecord) -> String {
-    let mut intents: Vec<&str> = Vec::new();
-    for intent in record.turns.iter().filter_map(|t| t.intent.as_deref()) {
-        if !intents.contains(&intent) {
-            intents.push(intent);
-        }
-    }
-    let mut summary = format!(
-        "{} turns in scenario {}; intents: {}.",
-        record.turns.len(),
-        record.scenario,
-        match intents.is_empty() {
-            true => "none".to_string(),
-            false => intents.join(", "),
-        }
-    );
-    for transfer in &record.transfers {
-        let done = if transfer.ok {
-            "transferred"
-        } else {
-            "transfer failed"
-        };
-        summary.push_str(&format!(" {done} to {}.", transfer.to));
-    }
-    if let Some(reason) = &record.end_reason {
-        summary.push_str(&format!(" Ended: {reason}."));
-    }
-    summary
-}
-
 impl From<&CallRecord> for ConversationSummary {
     fn from(record: &CallRecord) -> Self {
         Self {
@@ -125,57 +87,6 @@ impl From<&CallRecord> for ConversationSummary {
             direction: (record.channel == Channel::Twilio).then(|| "inbound".to_string()),
         }
     }
-}
-
-/// One conversation, whole, in ElevenLabs' shape.
-fn conversation(record: &CallRecord) -> Value {
-    let transcript: Vec<Value> = record
-        .turns
-        .iter()
-        .map(|turn| {
-            json!({
-                "role": match turn.role { Speaker::User => "user", Speaker::Agent => "agent" },
-                "message": turn.text,
-                "time_in_call_secs": turn.at_secs.floor() as i64,
-                "interrupted": turn.interrupted,
-                "tool_calls": [],
-                "tool_results": [],
-            })
-        })
-        .collect();
-    let phone_call = (record.channel == Channel::Twilio).then(|| {
-        json!({
-            "type": "twilio",
-            "direction": "inbound",
-            "phone_number_id": "",
-            "agent_number": "",
-            "external_number": record.caller.clone().unwrap_or_default(),
-            "stream_sid": "",
-            "call_sid": record.call_sid.clone().unwrap_or_default(),
-        })
-    });
-    json!({
-        "agent_id": record.scenario,
-        "agent_name": record.scenario,
-        "conversation_id": record.id,
-        "status": status(record),
-        "transcript": transcript,
-        "metadata": {
-            "start_time_unix_secs": record.started_unix,
-            "call_duration_secs": record.duration_secs.round() as i64,
-            "termination_reason": record.end_reason,
-            "phone_call": phone_call,
-        },
-        "analysis": {
-            "call_successful": record.outcome,
-            "transcript_summary": summary_of(record),
-        },
-        "has_audio": record.audio,
-        "has_user_audio": record.audio,
-        "has_response_audio": record.audio,
-        "has_auxiliary_audio": false,
-        "record": record,
-    })
 }
 
 async fn list_calls(

@@ -155,7 +155,8 @@ async fn check(
 }
 
 /// Accept the socket for a checked session: recognition must be there and a seat free (on this replica, and
-/// among the key's sessions on every replica when those are counted).
+/// among the key's sessions on every replica when those are counted). A call that cannot start for want of
+/// them is told to the key's webhook (`call_initiation_failure`).
 async fn accept(
     state: AppState,
     checked: Checked,
@@ -163,6 +164,27 @@ async fn accept(
     wire: impl FnOnce(InputFormat) -> Box<dyn socket::Wire>,
 ) -> Result<Response, ApiError> {
     let upgrade = crate::http::transport::websocket::upgrade(upgrade)?;
+    let (owner, options) = (checked.options.owner.clone(), checked.options.clone());
+    let webhooks = state.records.webhooks.clone();
+    let accepted = open(state, checked, upgrade, wire).await;
+    if let Err(refused) = &accepted {
+        let data = serde_json::json!({
+            "agent_id": options.scenario_id,
+            "failure_reason": refused.detail,
+            "metadata": { "type": options.channel, "status": refused.code.status().as_u16() },
+        });
+        let kind = crate::webhooks::CALL_INITIATION_FAILURE;
+        tokio::spawn(async move { webhooks.send(&owner, kind, data).await });
+    }
+    accepted
+}
+
+async fn open(
+    state: AppState,
+    checked: Checked,
+    upgrade: WebSocketUpgrade,
+    wire: impl FnOnce(InputFormat) -> Box<dyn socket::Wire>,
+) -> Result<Response, ApiError> {
     let owner = &checked.options.owner;
     let mut seat = state.seat_for(owner).await?;
     let max_per_key = state.settings.realtime.max_sessions_per_key;
