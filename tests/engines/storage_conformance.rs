@@ -1,8 +1,7 @@
 //! One conformance suite for every storage engine: the same cases run against SQLite (a temporary data
-//! directory) and PostgreSQL (a private server, or `SAUTI_TEST_POSTGRES_URL`); agent conversations are in
-//! `sessions.rs`, call records in `calls.rs`, what must hold across restarts and upgrades (jobs the process
-//! stopped under, data under earlier key ids) in `restarts.rs`, what only a shared database has to show (two
-//! replicas' migrations, leases, fenced completion, one retention sweep at a time) in `shared.rs`.
+//! directory) and PostgreSQL (a private server, or `SAUTI_TEST_POSTGRES_URL`); in `storage_conformance/`, agent
+//! conversations (`sessions.rs`), call records (`calls.rs`), webhooks (`webhooks.rs`), what must hold across
+//! restarts and upgrades (`restarts.rs`) and what only a shared database has to show (`shared.rs`).
 
 use crate::common;
 #[path = "storage_conformance/calls.rs"]
@@ -15,12 +14,13 @@ mod sessions;
 mod shared;
 #[path = "storage_conformance/usage.rs"]
 mod usage;
+#[path = "storage_conformance/webhooks.rs"]
+mod webhooks;
 
 use std::sync::Arc;
 
 use sauti::storage::{
     ClonedVoiceRecord, DictionaryRecord, JobRecord, JobStatus, Storage, StorageError,
-    SCHEMA_VERSION,
 };
 use sauti::tts::pronunciation::Rule;
 
@@ -83,6 +83,7 @@ async fn conformance(store: Storage) {
     restarts::key_adoption(&store).await;
     usage::usage(&store).await;
     calls::calls(&store).await;
+    webhooks::webhooks(&store).await;
     store.ping().await.expect("the store answers");
 }
 
@@ -414,38 +415,5 @@ fn postgres_keeps_every_rule() {
             .unwrap();
         assert_eq!(store.engine(), "postgres");
         conformance(store).await;
-    });
-}
-
-#[test]
-fn a_database_from_a_newer_sauti_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let postgres = common::postgres::Postgres::start();
-    runtime().block_on(async {
-        drop(open("", dir.path()).await.unwrap());
-        let file = rusqlite::Connection::open(dir.path().join("sauti.db")).unwrap();
-        file.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
-            .unwrap();
-        drop(file);
-        let refused = open("", dir.path()).await.err().expect("refused");
-        assert!(matches!(refused, StorageError::TooNew { .. }), "{refused}");
-
-        drop(open(&postgres.url(), dir.path()).await.unwrap());
-        let (client, connection) = tokio_postgres::connect(&postgres.url(), tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(connection);
-        client
-            .execute(
-                "INSERT INTO sauti_schema (version) VALUES ($1)",
-                &[&(SCHEMA_VERSION + 1)],
-            )
-            .await
-            .unwrap();
-        let refused = open(&postgres.url(), dir.path())
-            .await
-            .err()
-            .expect("refused");
-        assert!(refused.to_string().contains("newer"), "{refused}");
     });
 }

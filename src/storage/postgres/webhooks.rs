@@ -77,9 +77,9 @@ impl WebhookStore for PgStore {
     ) -> Result<WebhookRow, StorageError> {
         let client = self.client().await?;
         let sql = "INSERT INTO webhooks AS w (owner, url, secret, enabled, failures, last_error)
-                   VALUES ($1, '', '', $3 > 1, 1, $2)
+                   VALUES ($1, '', '', $3::bigint > 1, 1, $2)
                    ON CONFLICT (owner) DO UPDATE SET failures = w.failures + 1, last_error = $2,
-                     enabled = CASE WHEN w.failures + 1 >= $3 THEN FALSE ELSE w.enabled END
+                     enabled = CASE WHEN w.failures + 1 >= $3::bigint THEN FALSE ELSE w.enabled END
                    RETURNING owner, url, secret, enabled, failures, last_error";
         let row = client
             .query_one(
@@ -151,10 +151,10 @@ impl WebhookStore for PgStore {
         limit: usize,
     ) -> Result<Vec<EventRow>, StorageError> {
         let client = self.client().await?;
-        let sql = "UPDATE webhook_events SET due_ms = $2 + $3 WHERE id IN (
+        let sql = "UPDATE webhook_events SET due_ms = $2::bigint + $3::bigint WHERE id IN (
                      SELECT e.id FROM webhook_events e LEFT JOIN webhooks w ON w.owner = e.owner
-                     WHERE e.due_ms <= $2 AND (w.owner IS NULL OR w.enabled)
-                     ORDER BY e.due_ms, e.queued_ms LIMIT $1 FOR UPDATE OF e SKIP LOCKED)
+                     WHERE e.due_ms <= $2::bigint AND (w.owner IS NULL OR w.enabled)
+                     ORDER BY e.due_ms, e.queued_ms LIMIT $1::bigint FOR UPDATE OF e SKIP LOCKED)
                    RETURNING id, owner, kind, body, attempts, due_ms";
         let rows = client
             .query(

@@ -1,9 +1,12 @@
 //! What a store must keep across restarts and upgrades: a job the process stopped under twice is failed rather
-//! than run again, and data kept under a key's id of an earlier release is handed to its current id.
+//! than run again, data kept under a key's id of an earlier release is handed to its current id, and a database
+//! from a newer sauti is refused.
 
 use sauti::storage::{JobStatus, Storage};
 
-use super::{job, open, runtime};
+use sauti::storage::{StorageError, SCHEMA_VERSION};
+
+use super::{common, job, open, runtime};
 
 /// Data kept under an earlier id is handed over, the key's record included, in one go.
 pub async fn key_adoption(store: &Storage) {
@@ -66,5 +69,38 @@ fn sqlite_fails_a_job_the_process_stopped_under_twice() {
             Some("the job stopped the server twice while running; it will not be retried")
         );
         assert_eq!(store.queued_jobs().await.unwrap(), vec![other.id.clone()]);
+    });
+}
+
+#[test]
+fn a_database_from_a_newer_sauti_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let postgres = common::postgres::Postgres::start();
+    runtime().block_on(async {
+        drop(open("", dir.path()).await.unwrap());
+        let file = rusqlite::Connection::open(dir.path().join("sauti.db")).unwrap();
+        file.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        drop(file);
+        let refused = open("", dir.path()).await.err().expect("refused");
+        assert!(matches!(refused, StorageError::TooNew { .. }), "{refused}");
+
+        drop(open(&postgres.url(), dir.path()).await.unwrap());
+        let (client, connection) = tokio_postgres::connect(&postgres.url(), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client
+            .execute(
+                "INSERT INTO sauti_schema (version) VALUES ($1)",
+                &[&(SCHEMA_VERSION + 1)],
+            )
+            .await
+            .unwrap();
+        let refused = open(&postgres.url(), dir.path())
+            .await
+            .err()
+            .expect("refused");
+        assert!(refused.to_string().contains("newer"), "{refused}");
     });
 }
