@@ -83,6 +83,33 @@ impl HttpActions {
     }
 }
 
+/// An action as a call runs it: `{{name}}` in its URL filled from the call's variables (URL-encoded), and its
+/// `with` fields added to the arguments; secret variables are filled here, and nowhere the caller or a model
+/// sees.
+pub fn with_variables(
+    action: &Action,
+    arguments: &Map<String, Value>,
+    variables: &std::collections::BTreeMap<String, String>,
+) -> (Action, Map<String, Value>) {
+    use super::template::fill_variables;
+    // Percent-encoded, a space as %20: a value may sit in the path as well as the query.
+    let encode = |v: &str| {
+        form_urlencoded::byte_serialize(v.as_bytes())
+            .collect::<String>()
+            .replace('+', "%20")
+    };
+    let mut action = action.clone();
+    action.url = fill_variables(&action.url, variables, true, encode);
+    let mut arguments = arguments.clone();
+    for (field, template) in &action.with {
+        let value = fill_variables(template, variables, true, str::to_string);
+        arguments
+            .entry(field.clone())
+            .or_insert(Value::String(value));
+    }
+    (action, arguments)
+}
+
 /// Expand `${VAR}` from the environment.
 pub fn expand_url(url: &str) -> Result<String, ActionError> {
     let mut out = String::with_capacity(url.len());

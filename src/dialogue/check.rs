@@ -252,6 +252,15 @@ pub fn problems(scenario: &Scenario, expected_id: Option<&str>) -> Vec<Problem> 
     }
 
     for (what, text) in templates {
+        if let Some(secret) = template::variables(text)
+            .into_iter()
+            .find(|v| v.starts_with(template::SECRET_PREFIX))
+        {
+            out.push(problem(
+                format!("{{{{{secret}}}}} in a {what} text: a secret variable reaches actions only (their url and with), never what the agent says"),
+                format!("{{{{{secret}}}}}"),
+            ));
+        }
         if text.trim().is_empty() {
             out.push(problem(
                 format!("an empty {what} text"),

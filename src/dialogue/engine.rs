@@ -63,6 +63,7 @@ impl Turn<'_> {
         let values = Values {
             slots: Some(&self.session.slots),
             result: Some(&self.session.result),
+            variables: Some(&self.session.variables),
         };
         let text = template::render(template, &values, self.now);
         if !text.is_empty() {
@@ -407,7 +408,9 @@ impl Turn<'_> {
                 "missing arguments".into(),
             ))
         } else {
-            self.actions.call(name, action, &arguments).await
+            let variables = &self.session.variables;
+            let (action, arguments) = super::actions::with_variables(action, &arguments, variables);
+            self.actions.call(name, &action, &arguments).await
         };
         match outcome {
             Ok(result) => {

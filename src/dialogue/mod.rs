@@ -80,6 +80,10 @@ pub struct Session {
     pub secret_named: bool,
     /// The conversation is a call with a keypad: steps that collect a keyed value are taken, not left out.
     pub keypad: bool,
+    /// The call's variables for this turn (`{{name}}` in templates and actions): given with each turn, never
+    /// kept with the conversation.
+    #[serde(skip)]
+    pub variables: BTreeMap<String, String>,
 }
 
 impl Session {

@@ -49,6 +49,7 @@ fn done_reply(scenario: &Scenario, performed: &[Performed]) -> Reply {
             let values = super::template::Values {
                 slots: Some(&p.arguments),
                 result: p.result.as_ref(),
+                variables: None,
             };
             let template = if p.result.is_some() {
                 &action.success
@@ -220,7 +221,12 @@ fn history(
 ) -> Result<Vec<ChatCompletionRequestMessage>, OpenAIError> {
     let mut messages: Vec<ChatCompletionRequestMessage> =
         vec![ChatCompletionRequestSystemMessageArgs::default()
-            .content(system_prompt(scenario))
+            .content(super::template::fill_variables(
+                &system_prompt(scenario),
+                &session.variables,
+                false,
+                str::to_string,
+            ))
             .build()?
             .into()];
     for (role, line) in &session.history {
@@ -331,6 +337,7 @@ impl OpenAiBackend {
                 let result = self
                     .run_tool(
                         scenario,
+                        &session.variables,
                         &call.function.name,
                         &call.function.arguments,
                         performed,
@@ -353,6 +360,7 @@ impl OpenAiBackend {
     async fn run_tool(
         &self,
         scenario: &Scenario,
+        variables: &std::collections::BTreeMap<String, String>,
         name: &str,
         arguments: &str,
         performed: &mut Vec<Performed>,
@@ -384,7 +392,8 @@ impl OpenAiBackend {
                 }
             };
         }
-        let outcome = self.actions.call(name, action, &sent).await;
+        let (called, with) = super::actions::with_variables(action, &sent, variables);
+        let outcome = self.actions.call(name, &called, &with).await;
         let answer = match &outcome {
             Ok(result) => json!({ "ok": true, "result": result }),
             Err(error) => json!({ "ok": false, "error": error.to_string() }),

@@ -227,7 +227,7 @@ pub enum Method {
 pub struct Action {
     /// GET or POST.
     pub method: Method,
-    /// The URL; `${VAR}` is read from the environment when the action runs.
+    /// The URL; `${VAR}` is read from the environment when the action runs, `{{name}}` from the call's variables.
     pub url: String,
     /// How long to wait.
     #[serde(default = "default_timeout_ms")]
@@ -237,6 +237,10 @@ pub struct Action {
     /// Argument name → slot kind; all required.
     #[serde(default)]
     pub arguments: BTreeMap<String, SlotKind>,
+    /// More fields sent with the arguments, from the call's variables: `with = { customer = "{{customer_id}}" }`
+    /// (secret variables, `{{secret__…}}`, are filled here and in the URL only).
+    #[serde(default)]
+    pub with: BTreeMap<String, String>,
     /// Said after a 2xx.
     pub success: String,
     /// Said after a failure.

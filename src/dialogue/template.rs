@@ -1,4 +1,7 @@
-//! Reply templates: `{slot}`, `{result.NAME}`, and the built-ins `{time}` (Swahili reckoning) and `{date}`.
+//! Reply templates: `{slot}`, `{result.NAME}`, the built-ins `{time}` (Swahili reckoning) and `{date}`, and the
+//! call's variables, `{{name}}` (a caller's number, a call sid, values the call was started with). A variable whose
+//! name starts `secret__` is filled only where an action is called ([`fill_variables`]), never in what the agent
+//! says, never in an LLM prompt. A value is put in as text: what it holds is never read as a placeholder.
 
 use std::collections::BTreeMap;
 
@@ -7,16 +10,82 @@ use time::{OffsetDateTime, UtcOffset, Weekday};
 /// Placeholders every template may use.
 pub const BUILT_INS: [&str; 2] = ["time", "date"];
 
-/// The names of the `{…}` placeholders in a template.
+/// The names of the `{…}` placeholders in a template (the `{{…}}` variables left out).
 pub fn placeholders(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find('{') {
+        if let Some((_, after)) = variable_at(&rest[open..]) {
+            rest = after;
+            continue;
+        }
         let after = &rest[open + 1..];
         let Some(close) = after.find('}') else { break };
         out.push(after[..close].trim());
         rest = &after[close + 1..];
     }
+    out
+}
+
+/// Prefix of secret variables: they reach actions only.
+pub const SECRET_PREFIX: &str = "secret__";
+
+/// The `{{name}}` variables a text names.
+pub fn variables(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("{{") {
+        match variable_at(&rest[open..]) {
+            Some((name, after)) => {
+                out.push(name);
+                rest = after;
+            }
+            None => rest = &rest[open + 2..],
+        }
+    }
+    out
+}
+
+/// Whether a variable name is one a template may use: letters, digits and `_`, 1 to 64.
+pub fn variable_name(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A `{{name}}` at the start of `text`: the name and what follows it.
+fn variable_at(text: &str) -> Option<(&str, &str)> {
+    let inner = text.strip_prefix("{{")?;
+    let close = inner.find("}}")?;
+    let name = inner[..close].trim();
+    variable_name(name).then(|| (name, &inner[close + 2..]))
+}
+
+/// Fill the `{{name}}` variables of `text` with `values` (a missing one is left out), each passed through
+/// `encode`; secret ones only when `secrets` is set.
+pub fn fill_variables(
+    text: &str,
+    values: &BTreeMap<String, String>,
+    secrets: bool,
+    encode: impl Fn(&str) -> String,
+) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("{{") {
+        out.push_str(&rest[..open]);
+        match variable_at(&rest[open..]) {
+            Some((name, after)) => {
+                let allowed = secrets || !name.starts_with(SECRET_PREFIX);
+                if let Some(value) = values.get(name).filter(|_| allowed) {
+                    out.push_str(&encode(value));
+                }
+                rest = after;
+            }
+            None => {
+                out.push_str("{{");
+                rest = &rest[open + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -27,6 +96,8 @@ pub struct Values<'a> {
     pub slots: Option<&'a BTreeMap<String, String>>,
     /// The last action's response fields.
     pub result: Option<&'a serde_json::Map<String, serde_json::Value>>,
+    /// The call's variables (`{{name}}`; secret ones are never said).
+    pub variables: Option<&'a BTreeMap<String, String>>,
 }
 
 /// Fill a template; a placeholder with no value is left out (and the spacing around it tidied).
@@ -35,6 +106,15 @@ pub fn render(text: &str, values: &Values<'_>, now: OffsetDateTime) -> String {
     let mut rest = text;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
+        if let Some((name, after)) = variable_at(&rest[open..]) {
+            let said = values
+                .variables
+                .filter(|_| !name.starts_with(SECRET_PREFIX))
+                .and_then(|v| v.get(name));
+            out.push_str(said.map_or("", String::as_str));
+            rest = after;
+            continue;
+        }
         let after = &rest[open + 1..];
         let Some(close) = after.find('}') else {
             out.push_str(&rest[open..]);
@@ -225,6 +305,7 @@ mod tests {
         let values = Values {
             slots: Some(&slots),
             result: None,
+            variables: None,
         };
         assert_eq!(
             render(
@@ -237,6 +318,48 @@ mod tests {
         assert_eq!(
             placeholders("a {x} b {result.y} {time}"),
             vec!["x", "result.y", "time"]
+        );
+    }
+
+    #[test]
+    fn variables_are_said_except_secret_ones_and_never_read_as_placeholders() {
+        let now = datetime!(2026-11-22 10:30 +3);
+        let variables = BTreeMap::from([
+            ("jina".to_string(), "Asha {amount}".to_string()),
+            ("system__caller_id".to_string(), "+255700000001".to_string()),
+            ("secret__token".to_string(), "tk-9931".to_string()),
+        ]);
+        let slots = BTreeMap::from([("amount".to_string(), "5000".to_string())]);
+        let values = Values {
+            slots: Some(&slots),
+            result: None,
+            variables: Some(&variables),
+        };
+        assert_eq!(
+            render(
+                "Karibu {{jina}}, namba {{ system__caller_id }}{{secret__token}}: {amount}.",
+                &values,
+                now
+            ),
+            "Karibu Asha {amount}, namba +255700000001: 5000."
+        );
+        assert_eq!(
+            placeholders("{{jina}} {amount} {{bad name}}"),
+            vec!["amount", "{bad name"]
+        );
+        assert_eq!(
+            super::variables("a {{jina}} b {{secret__token}} {x}"),
+            vec!["jina", "secret__token"]
+        );
+        let url = "https://bank.example/c/{{jina}}?t={{secret__token}}";
+        let encode = |v: &str| form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>();
+        assert_eq!(
+            fill_variables(url, &variables, true, encode),
+            "https://bank.example/c/Asha+%7Bamount%7D?t=tk-9931"
+        );
+        assert_eq!(
+            fill_variables(url, &variables, false, str::to_string),
+            "https://bank.example/c/Asha {amount}?t="
         );
     }
 }

@@ -118,6 +118,7 @@ impl Service {
             heard_before: None,
             keys: false,
             keypad: false,
+            variables: Default::default(),
         };
         Ok(self.graph.dialogue.check(request).await?)
     }

@@ -21,6 +21,24 @@ pub struct CallInfo {
     pub variables: BTreeMap<String, String>,
 }
 
+impl CallInfo {
+    /// The variables scenario templates and actions may use: those the call was started with, and
+    /// `system__caller_id` and `system__call_sid` when known.
+    pub fn template_variables(&self) -> BTreeMap<String, String> {
+        let mut variables = self.variables.clone();
+        let system = [
+            ("system__caller_id", &self.caller),
+            ("system__call_sid", &self.call_sid),
+        ];
+        for (name, value) in system {
+            if let Some(value) = value {
+                variables.insert(name.to_string(), value.clone());
+            }
+        }
+        variables
+    }
+}
+
 /// Acts on phone calls.
 #[async_trait::async_trait]
 pub trait CallControl: Send + Sync {

@@ -4,7 +4,8 @@
 //! then a Calls update dialling the emergency line, then a `transfer` event with the call's summary; a caller who
 //! says "hapana" in time keeps the agent; a farewell hangs up through the REST API; a transfer the carrier refuses
 //! is tried twice, then the caller is told and the call goes on; a socket with no phone call behind it gets the
-//! `transfer` event for its own client to act on.
+//! `transfer` event for its own client to act on. A call's variables (ConvAI `dynamic_variables`, Twilio
+//! `customParameters`) fill replies and actions; a `secret__` one reaches the action alone.
 
 use crate::common;
 
@@ -21,6 +22,11 @@ const TOKEN: &str = "twilio-auth-token-7731";
 
 /// A server on the test scenario, its Twilio REST calls going to `twilio`.
 fn call_centre(data: &std::path::Path, twilio: &FakeHttp) -> Server {
+    call_centre_with(data, twilio, "http://127.0.0.1:9")
+}
+
+/// The same, its scenario's lookups going to `crm`.
+fn call_centre_with(data: &std::path::Path, twilio: &FakeHttp, crm: &str) -> Server {
     let folder = data.join("scenarios");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::copy(
@@ -38,6 +44,7 @@ fn call_centre(data: &std::path::Path, twilio: &FakeHttp) -> Server {
             ("SAUTI__TELEPHONY__TWILIO_ACCOUNT_SID", ACCOUNT),
             ("SAUTI__TELEPHONY__TWILIO_AUTH_TOKEN", TOKEN),
             ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+            ("SAUTI_TEST_CRM", crm),
         ],
     )
 }
@@ -236,4 +243,93 @@ fn a_transfer_the_carrier_refuses_is_tried_again_then_the_caller_is_told() {
         "no new call was asked of Twilio beyond the hang-up"
     );
     drop(server);
+}
+
+#[test]
+fn a_call_s_variables_fill_replies_and_actions_and_a_secret_one_only_the_action() {
+    let _alone = common::alone();
+    let twilio = FakeHttp::start(|_, _| Answer::json(200, json!({})));
+    let crm = FakeHttp::start(|_, _| Answer::json(200, json!({ "state": "tayari" })));
+    let data = temp_dir();
+    let server = call_centre_with(data.path(), &twilio, &crm.base);
+    let base = server.url("");
+    let base = base.trim_end_matches('/');
+    let secret = "tk-5521-siri";
+
+    let mut socket = open(base, "/v1/voice-agent/realtime?scenario=simu");
+    send(
+        &mut socket,
+        json!({ "type": "conversation_initiation_client_data", "dynamic_variables": {
+            "jina": "Asha", "customer_id": "C-77", "tawi": "Arusha", "secret__token": secret,
+            "system__caller_id": "+255700000002" } }),
+    );
+    send(
+        &mut socket,
+        json!({ "type": "user_message", "text": "hali ya ombi langu tafadhali" }),
+    );
+    let mut seen = Vec::new();
+    let reply = until_reply(&mut socket, &mut seen);
+    assert_eq!(
+        reply,
+        "Habari Asha. Ombi la namba +255700000002 liko tayari."
+    );
+    let conversation = seen[0]["conversation_initiation_metadata_event"]["conversation_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    drop(socket);
+    let asked = crm.received();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].path, "/customers/C-77/requests");
+    assert_eq!(
+        asked[0].body,
+        json!({ "branch": "Arusha", "token": secret, "caller": "+255700000002" })
+    );
+
+    // Twilio's customParameters do the same on a phone call; the key 5 asks for the status.
+    let mut call = open(base, "/v1/voice-agent/twilio?scenario=simu");
+    let stream = "MZ00000000000000000000000000000009";
+    send(
+        &mut call,
+        json!({ "event": "start", "streamSid": stream, "start": { "streamSid": stream, "callSid": "CAvars",
+            "customParameters": { "From": "+255700000003", "jina": "Juma", "customer_id": "C 9/1",
+                "tawi": "Mwanza", "secret__token": secret } } }),
+    );
+    send(
+        &mut call,
+        json!({ "event": "dtmf", "streamSid": stream, "dtmf": { "digit": "5" } }),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    wait_until(deadline, "the lookup was made", || {
+        crm.received().len() >= 2
+    });
+    let looked_up = &crm.received()[1];
+    assert_eq!(
+        looked_up.path, "/customers/C%209%2F1/requests",
+        "a value is encoded into the URL"
+    );
+    assert_eq!(looked_up.body["caller"], "+255700000003");
+    assert_eq!(looked_up.body["branch"], "Mwanza");
+    drop(call);
+
+    // The secret is in no record.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    wait_until(deadline, "both calls were recorded", || {
+        let listed = get(&server.url("/v1/convai/conversations"), Some(KEY_A)).json();
+        listed["conversations"]
+            .as_array()
+            .is_some_and(|c| c.len() == 2 && c.iter().all(|c| c["status"] == "done"))
+    });
+    let record = get(
+        &server.url(&format!("/v1/convai/conversations/{conversation}")),
+        Some(KEY_A),
+    );
+    assert_eq!(record.status, 200);
+    let text = String::from_utf8_lossy(&record.body).to_string();
+    assert!(
+        text.contains("Habari Asha") && !text.contains(secret),
+        "{text}"
+    );
+    let listed = get(&server.url("/v1/convai/conversations"), Some(KEY_A));
+    assert!(!String::from_utf8_lossy(&listed.body).contains(secret));
 }

@@ -111,6 +111,7 @@ async fn turn(
             heard_before: None,
             keys: false,
             keypad: false,
+            variables: Default::default(),
         })
         .await?;
     let dialogue_ms = heard.elapsed().as_millis() as u64;

@@ -195,6 +195,7 @@ async fn answer(state: &DialogueArgs, request: TurnRequest) -> Result<DialogueTu
         turn.session.interrupted(heard);
     }
     turn.session.keypad |= request.keypad;
+    turn.session.variables = request.variables.clone();
     let fallback = state.fallback.as_deref();
     let reply = crate::dialogue::keypad::answer(
         &scenario,

@@ -35,6 +35,8 @@ pub struct TurnRequest {
     pub keys: bool,
     /// The turn comes from a call, which has a keypad.
     pub keypad: bool,
+    /// The call's variables (`{{name}}` in templates and actions), never kept with the conversation.
+    pub variables: std::collections::BTreeMap<String, String>,
 }
 
 /// An answered turn.

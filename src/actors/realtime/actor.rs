@@ -309,6 +309,7 @@ impl State {
         let context = turn::Context {
             heard_before,
             declinable: self.handover.declinable(),
+            variables: self.handover.call.template_variables(),
         };
         let task = crate::actors::work::OwnedTask::spawn(
             "realtime",

@@ -77,6 +77,8 @@ pub struct Context {
     pub heard_before: Option<String>,
     /// The caller was offered a transfer they may decline.
     pub declinable: bool,
+    /// The call's variables.
+    pub variables: std::collections::BTreeMap<String, String>,
 }
 
 /// Run turn `id` of a session, reporting to `session`.
@@ -110,6 +112,7 @@ async fn steps(
     let Context {
         heard_before,
         declinable,
+        variables,
     } = context;
     let mut keyed = false;
     let text = match said {
@@ -179,6 +182,7 @@ async fn steps(
             heard_before,
             keys: keyed,
             keypad: true,
+            variables,
         })
         .await
         .map_err(|e| e.to_string())?;
