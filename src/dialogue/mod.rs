@@ -3,6 +3,7 @@
 
 pub mod actions;
 pub mod call;
+pub mod call_tools;
 pub mod check;
 pub mod engine;
 pub mod eval;

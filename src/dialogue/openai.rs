@@ -279,7 +279,10 @@ impl OpenAiBackend {
     ) -> Result<Reply, DialogueError> {
         let build = |e: OpenAIError| Self::failure(format!("building the request: {e}"));
         let mut messages = history(scenario, session, text).map_err(build)?;
-        let tools = tools(scenario).map_err(build)?;
+        let mut tools = tools(scenario).map_err(build)?;
+        tools.extend(super::call_tools::tools(scenario).map_err(build)?);
+        // A call-control tool the model chose: the intent the turn then stands for.
+        let mut outcome: Option<String> = None;
         for round in 0..=MAX_TOOL_ROUNDS {
             let mut request = CreateChatCompletionRequestArgs::default();
             request
@@ -315,7 +318,7 @@ impl OpenAiBackend {
                 }
                 return Ok(Reply {
                     text: content,
-                    outcome: "llm".into(),
+                    outcome: outcome.unwrap_or_else(|| "llm".into()),
                     actions: performed.iter().map(|p| p.name.clone()).collect(),
                     failed: failed(performed),
                 });
@@ -334,15 +337,19 @@ impl OpenAiBackend {
                     .into(),
             );
             for call in calls {
-                let result = self
-                    .run_tool(
-                        scenario,
-                        &session.variables,
-                        &call.function.name,
-                        &call.function.arguments,
-                        performed,
-                    )
-                    .await;
+                let (name, arguments) = (&call.function.name, &call.function.arguments);
+                let controlled = super::call_tools::run(scenario, name, arguments);
+                let result = match controlled {
+                    Some((told, chosen)) => {
+                        outcome = chosen.or(outcome);
+                        told
+                    }
+                    None => {
+                        let variables = &session.variables;
+                        self.run_tool(scenario, variables, name, arguments, performed)
+                            .await
+                    }
+                };
                 messages.push(
                     ChatCompletionRequestToolMessageArgs::default()
                         .tool_call_id(call.id)

@@ -359,3 +359,66 @@ fn a_tool_call_with_an_implausible_amount_is_refused_before_any_money_moves() {
         "{content}"
     );
 }
+
+#[test]
+fn the_model_hands_a_call_to_people_through_the_scenario_s_own_transfer() {
+    use common::call_socket::{closed, open, send, until, until_reply};
+    let llm =
+        FakeHttp::start(
+            |request, _| match messages(request).iter().any(|m| m["role"] == "tool") {
+                true => says("Sawa, nakuunganisha na afisa sasa hivi."),
+                false => calls_tool("transfer_call", r#"{"reason": "human_agent"}"#),
+            },
+        );
+    let asr = fixture("whisper/model");
+    let (_data, server) = start(&llm, &[("SAUTI__ASR__MODEL", asr.to_str().unwrap())]);
+    let base = server.url("");
+    let mut socket = open(
+        base.trim_end_matches('/'),
+        "/v1/voice-agent/realtime?scenario=banking",
+    );
+    send(
+        &mut socket,
+        json!({ "type": "user_message", "text": "nataka kuongea na mtu halisi" }),
+    );
+    let mut seen = Vec::new();
+    let said = until_reply(&mut socket, &mut seen);
+    assert!(
+        said.starts_with("Sawa. Nakuunganisha sasa na afisa wetu"),
+        "the scenario's line on a call: {said}"
+    );
+    let transfer = until(&mut socket, "transfer", &mut seen);
+    assert_eq!(transfer["transfer_event"]["to"], "+255222110000");
+    assert_eq!(
+        transfer["transfer_event"]["summary"]["intent"],
+        "human_agent"
+    );
+    assert_eq!(closed(&mut socket, &mut seen), Some(1000));
+
+    // The model was offered the call's controls: the services it may transfer to, and the hang-up.
+    let offered = &llm.received()[0].body["tools"];
+    let named = |name: &str| {
+        offered
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["function"]["name"] == name)
+            .cloned()
+    };
+    let transfer_tool = named("transfer_call").expect("transfer_call offered");
+    assert_eq!(
+        transfer_tool["function"]["parameters"]["properties"]["reason"]["enum"],
+        json!(["human_agent"])
+    );
+    assert!(named("end_call").is_some());
+
+    // Over HTTP the same choice changes nothing of the reply: there is no call to put through.
+    let reply = turn(
+        &server,
+        json!({ "text": "nataka kuongea na mtu", "scenario": "banking" }),
+    );
+    assert_eq!(
+        reply["agent_text"],
+        "Sawa, nakuunganisha na afisa sasa hivi."
+    );
+}
