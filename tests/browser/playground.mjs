@@ -93,6 +93,16 @@ try {
   expect((await page.textContent("#agent-turns .meta")).includes("total"), "timings shown");
   expect((await page.textContent("#agent-status")).includes("ses_"), "a session");
 
+  // The conversation is in the Calls panel, its transcript a click away.
+  const conversation = (await page.textContent("#agent-status")).match(/(ses_[0-9a-f]+)/)[1];
+  await page.click("#calls-refresh");
+  await page.waitForSelector(`#calls li[data-id="${conversation}"]`);
+  await page.click(`#calls li[data-id="${conversation}"]`);
+  await page.waitForSelector("#call-turns .turn.user");
+  const transcript = await page.textContent("#call-turns");
+  expect(transcript.includes("Nataka kutuma pesa"), `the call's transcript: ${transcript}`);
+  expect((await page.textContent("#calls-status")).includes(conversation), "the call is named");
+
   // Hold to talk from the fake microphone: without a model the 503 is explained; with one the turn is heard.
   const talk = await page.$("#agent-talk");
   const box = await talk.boundingBox();
