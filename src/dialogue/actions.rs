@@ -137,11 +137,12 @@ impl ActionRunner for HttpActions {
         arguments: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<ActionResult, ActionError>> {
         Box::pin(async move {
+            // The URL may hold secret variables and values from the environment: no error below names it.
             let url = expand_url(&action.url)?;
             let request = match action.method {
                 Method::Get => {
                     let mut url = reqwest::Url::parse(&url)
-                        .map_err(|e| ActionError::Failed(format!("bad url {url:?}: {e}")))?;
+                        .map_err(|e| ActionError::Failed(format!("the url is not a URL: {e}")))?;
                     for (name, value) in arguments {
                         let value = match value {
                             Value::String(text) => text.clone(),
@@ -162,7 +163,7 @@ impl ActionRunner for HttpActions {
                     if e.is_timeout() {
                         ActionError::Timeout(action.timeout_ms)
                     } else {
-                        ActionError::Failed(format!("request failed: {e}"))
+                        ActionError::Failed(format!("request failed: {}", e.without_url()))
                     }
                 })?;
             let status = response.status();
@@ -179,7 +180,7 @@ impl ActionRunner for HttpActions {
                 if e.is_timeout() {
                     ActionError::Timeout(action.timeout_ms)
                 } else {
-                    ActionError::Failed(format!("reading the answer failed: {e}"))
+                    ActionError::Failed(format!("reading the answer failed: {}", e.without_url()))
                 }
             })?;
             // A 2xx without a JSON object is still success; it just has no fields.

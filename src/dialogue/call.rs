@@ -34,6 +34,8 @@ pub struct CallSettings {
     /// …and `failure` when any of these did (they win): by default a call ended for `silence` or a
     /// `transfer_failed`.
     pub failure_on: Vec<String>,
+    /// At a flow's confirm step, what a key pressed stands for: `{ "1" = "ndiyo", "2" = "hapana" }` by default.
+    pub confirm_keys: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for CallSettings {
@@ -54,6 +56,10 @@ impl Default for CallSettings {
             transfer_declined: "Sawa, sitakuunganisha. Niko hapa; niambie nikusaidie vipi.".into(),
             success_on: Vec::new(),
             failure_on: vec!["silence".into(), "transfer_failed".into()],
+            confirm_keys: [("1", "ndiyo"), ("2", "hapana")]
+                .into_iter()
+                .map(|(key, words)| (key.to_string(), words.to_string()))
+                .collect(),
         }
     }
 }
@@ -138,6 +144,17 @@ impl CallSettings {
                         "call: {key} names {unknown:?}, which is neither an intent of the scenario, done:ACTION or failed:ACTION of one of its actions, nor one of {}",
                         OUTCOME_MARKS.join(", ")
                     ),
+                ));
+            }
+        }
+        for (key, words) in &self.confirm_keys {
+            let keyed = !key.is_empty()
+                && key.len() <= 4
+                && key.chars().all(|c| c.is_ascii_digit() || c == '*');
+            if !keyed || words.trim().is_empty() {
+                return Some((
+                    "confirm_keys".into(),
+                    format!("call: confirm_keys maps keys (1 to 4 of 0-9 and *) to words; {key:?} = {words:?} is not one"),
                 ));
             }
         }

@@ -41,6 +41,17 @@ fn asked_slot<'a>(scenario: &'a Scenario, session: &Session) -> Option<(&'a str,
     }
 }
 
+/// At a flow's confirm step, the words a key stands for (`[call] confirm_keys`: 1 for yes and 2 for no unless the
+/// scenario says otherwise).
+fn confirm_key<'a>(scenario: &'a Scenario, session: &Session, keys: &str) -> Option<&'a str> {
+    let active = session.flow.as_ref()?;
+    let flow = scenario.flow(&active.flow)?;
+    match flow.steps.get(active.step)? {
+        Step::Confirm(_) => scenario.call.confirm_keys.get(keys).map(String::as_str),
+        _ => None,
+    }
+}
+
 /// Answer one turn: keys pressed on a call's keypad, or words.
 pub async fn answer(
     scenario: &Scenario,
@@ -71,6 +82,9 @@ pub async fn converse_keys(
         }
         // Digits for an ordinary slot are a turn like any other: the slot's extractor reads them.
         return converse(scenario, session, keys, backend, fallback).await;
+    }
+    if let Some(words) = confirm_key(scenario, session, keys) {
+        return converse(scenario, session, words, backend, fallback).await;
     }
     let intent = scenario
         .intents

@@ -181,6 +181,42 @@ async fn a_pin_keyed_on_a_call_completes_the_balance_step_and_is_kept_only_as_it
     let (_, arguments) = actions.take().pop().unwrap();
     assert!(arguments.get("pin").is_none());
 
+    // At a confirm step, 1 is yes: the money is sent; 2 is no.
+    let mut sending = Session::default();
+    converse(
+        &scenario,
+        &mut sending,
+        "nataka kutuma shilingi elfu tano kwa 0712345678",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    let sent = converse_keys(&scenario, &mut sending, "1", &backend, None)
+        .await
+        .unwrap();
+    assert_eq!(sent.actions, ["send_money"], "{}", sent.text);
+    assert_eq!(actions.take().pop().unwrap().1["amount"], "5000");
+    let mut declined = Session::default();
+    converse(
+        &scenario,
+        &mut declined,
+        "nataka kutuma shilingi elfu tano kwa 0712345678",
+        &backend,
+        None,
+    )
+    .await
+    .unwrap();
+    let stopped = converse_keys(&scenario, &mut declined, "2", &backend, None)
+        .await
+        .unwrap();
+    assert!(
+        stopped.actions.is_empty() && declined.flow.is_none(),
+        "{}",
+        stopped.text
+    );
+    assert!(actions.take().is_empty());
+
     // A key that stands for nothing gets the fallback, the key itself never written down.
     let mut other = Session::default();
     let nothing = converse_keys(&scenario, &mut other, "9", &backend, None)
