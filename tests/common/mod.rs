@@ -446,3 +446,18 @@ pub fn alone() -> Alone {
 /// What [`alone`] holds: the test's turn, held across its `.await`s too (it only orders tests, which never
 /// wait for one another while holding it).
 pub struct Alone(#[allow(dead_code)] MutexGuard<'static, ()>);
+
+/// Whether `haystack` holds `digits` as a number of their own: not inside a longer run of letters, digits or a
+/// decimal, as ids, timestamps and measurements hold any four digits by chance.
+pub fn holds_number(haystack: &[u8], digits: &str) -> bool {
+    let part = |b: &u8| b.is_ascii_alphanumeric() || *b == b'.';
+    let needle = digits.as_bytes();
+    haystack
+        .windows(needle.len())
+        .enumerate()
+        .any(|(at, window)| {
+            window == needle
+                && (at == 0 || !part(&haystack[at - 1]))
+                && haystack.get(at + needle.len()).is_none_or(|b| !part(b))
+        })
+}
