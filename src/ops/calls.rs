@@ -67,6 +67,14 @@ fn parse_cursor(cursor: &str) -> Option<(i64, String)> {
 impl Service {
     /// A page of `owner`'s calls.
     pub async fn calls(&self, owner: &str, query: CallQuery) -> Result<CallPage, ApiError> {
+        // An empty parameter is one not given (`?cursor=` from a client that has none yet).
+        let given = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
+        let query = CallQuery {
+            cursor: given(query.cursor),
+            scenario: given(query.scenario),
+            outcome: given(query.outcome),
+            ..query
+        };
         let limit = query.page_size.unwrap_or(DEFAULT_PAGE);
         if !(1..=MAX_PAGE).contains(&limit) {
             return Err(ApiError::unprocessable(format!(

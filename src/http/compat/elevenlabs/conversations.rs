@@ -24,12 +24,13 @@ use crate::records::{CallRecord, Channel};
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// Where the previous page ended (its `next_cursor`).
+    #[param(pattern = "^[A-Za-z0-9_-]{0,400}$")]
     pub cursor: Option<String>,
     /// Only this scenario's calls.
     #[param(example = "banking")]
     pub agent_id: Option<String>,
     /// `success`, `failure` or `unknown`.
-    #[param(example = "success")]
+    #[param(example = "success", pattern = "^(success|failure|unknown)$")]
     pub call_successful: Option<String>,
     /// Started before (seconds since the epoch).
     pub call_start_before_unix: Option<i64>,
