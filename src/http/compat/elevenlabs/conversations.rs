@@ -160,6 +160,7 @@ macro_rules! under {
                 summary = "List call records (ElevenLabs-compatible)", params(ListQuery),
                 responses(
                     (status = 200, description = "One page of this key's conversations, newest first", body = ConversationPage),
+                    (status = 400, description = "A malformed query (a parameter given twice, or not a number where one is due)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
                     (status = 422, description = "A page_size outside 1–100, an unknown call_successful, a cursor this API did not give, or a search over 200 characters", content_type = "application/problem+json", body = crate::http::openapi::Problem),
                     (status = 503, description = "The store of records cannot be reached", content_type = "application/problem+json", body = crate::http::openapi::Problem),
                 ))]
