@@ -30,7 +30,7 @@ pub struct ListQuery {
     #[param(example = "banking")]
     pub agent_id: Option<String>,
     /// `success`, `failure` or `unknown`.
-    #[param(example = "success", pattern = "^(success|failure|unknown)$")]
+    #[param(example = "success", pattern = "^(success|failure|unknown)?$")]
     pub call_successful: Option<String>,
     /// Started before (seconds since the epoch).
     pub call_start_before_unix: Option<i64>,
