@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod browser;
 pub mod call_socket;
+mod checks;
 pub mod chunked;
 pub mod cli;
 pub mod cloning;
@@ -22,6 +23,9 @@ pub mod replicas;
 pub mod sdk;
 #[allow(unused_imports)]
 pub use agent::agent_text;
+// Each test binary uses its own share of the helpers.
+#[allow(unused_imports)]
+pub use checks::{holds_number, wait_until};
 mod wav;
 
 // Each test binary uses some of them.
@@ -422,15 +426,6 @@ pub fn send_raw(
     head::read_answer(&mut stream)
 }
 
-/// Poll `condition` until it holds; panics with `what` if it still does not at `deadline`. For waiting on a state
-/// the server reaches by itself (a request in flight, a lease lapsed, a connection closed) instead of sleeping.
-pub fn wait_until(deadline: Instant, what: &str, mut condition: impl FnMut() -> bool) {
-    while !condition() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Run alone: held for the length of a test, it keeps the other tests of its binary that take it waiting (the
 /// `heavy` binary's tests, which measure memory, pacing and fairness on a machine they must have to themselves).
 pub fn alone() -> Alone {
@@ -446,18 +441,3 @@ pub fn alone() -> Alone {
 /// What [`alone`] holds: the test's turn, held across its `.await`s too (it only orders tests, which never
 /// wait for one another while holding it).
 pub struct Alone(#[allow(dead_code)] MutexGuard<'static, ()>);
-
-/// Whether `haystack` holds `digits` as a number of their own: not inside a longer run of letters, digits or a
-/// decimal, as ids, timestamps and measurements hold any four digits by chance.
-pub fn holds_number(haystack: &[u8], digits: &str) -> bool {
-    let part = |b: &u8| b.is_ascii_alphanumeric() || *b == b'.';
-    let needle = digits.as_bytes();
-    haystack
-        .windows(needle.len())
-        .enumerate()
-        .any(|(at, window)| {
-            window == needle
-                && (at == 0 || !part(&haystack[at - 1]))
-                && haystack.get(at + needle.len()).is_none_or(|b| !part(b))
-        })
-}
