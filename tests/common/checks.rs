@@ -26,3 +26,13 @@ pub fn holds_number(haystack: &[u8], digits: &str) -> bool {
                 && haystack.get(at + needle.len()).is_none_or(|b| !part(b))
         })
 }
+
+/// The messages of a conversation as the conversations API (and a post-call webhook) gives it, in order.
+pub fn messages(conversation: &serde_json::Value) -> Vec<&str> {
+    conversation["transcript"]
+        .as_array()
+        .expect("a transcript")
+        .iter()
+        .map(|turn| turn["message"].as_str().expect("a message"))
+        .collect()
+}

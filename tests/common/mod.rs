@@ -25,7 +25,7 @@ pub mod sdk;
 pub use agent::agent_text;
 // Each test binary uses its own share of the helpers.
 #[allow(unused_imports)]
-pub use checks::{holds_number, wait_until};
+pub use checks::{holds_number, messages, wait_until};
 mod wav;
 
 // Each test binary uses some of them.

@@ -209,12 +209,7 @@ fn every_conversation_leaves_a_record_the_official_sdk_reads() {
         balance["summary"].as_str().unwrap().contains("balance"),
         "{balance}"
     );
-    let said: Vec<&str> = balance["transcript"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["message"].as_str().unwrap())
-        .collect();
+    let said = messages(balance);
     assert_eq!(said.len(), 6, "{said:?}");
     assert!(said[3].contains("12,500"), "{said:?}");
     assert_eq!(said[4], "PIN yangu ni ****");
@@ -341,12 +336,7 @@ fn a_call_cut_by_kill_9_leaves_what_was_said() {
         Some(KEY_A),
     )
     .json();
-    let said: Vec<&str> = whole["transcript"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["message"].as_str().unwrap())
-        .collect();
+    let said = messages(&whole);
     assert_eq!(
         said,
         [

@@ -145,12 +145,7 @@ fn a_receiver_verifies_the_signed_record_of_a_call_and_of_a_call_that_could_not_
     let data = &body["data"];
     assert_eq!(data["agent_id"], "banking");
     assert_eq!(data["status"], "done");
-    let said: Vec<&str> = data["transcript"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["message"].as_str().unwrap())
-        .collect();
+    let said = messages(data);
     assert_eq!(said.len(), 6, "{said:?}");
     assert_eq!(said[4], "(vitufe) ****");
     assert!(said[5].contains("3,300"), "{said:?}");
