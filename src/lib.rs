@@ -58,4 +58,5 @@ pub mod storage;
 pub mod telemetry;
 pub mod telephony;
 pub mod tts;
+pub mod turns;
 pub mod webhooks;

@@ -68,10 +68,17 @@ impl LogMel {
     /// Features of one window: up to 30 s of 16 kHz mono samples (longer input is cut), zero-padded to 30 s.
     /// Row-major `[bins, FRAMES]`, as the encoder's `input_features` takes them.
     pub fn features(&self, samples: &[f32]) -> Vec<f32> {
-        let audio = &samples[..samples.len().min(WINDOW_SAMPLES)];
+        self.features_of(samples, WINDOW_SAMPLES)
+    }
+
+    /// Features of a window of `window` samples (a multiple of [`HOP`]): `samples` cut or zero-padded to it,
+    /// row-major `[bins, window / HOP]`.
+    pub fn features_of(&self, samples: &[f32], window: usize) -> Vec<f32> {
+        let frames = window / HOP;
+        let audio = &samples[..samples.len().min(window)];
         let sample = |i: isize| -> f32 {
             // Reflect at both edges of the zero-padded window (torch.stft's `center=True`).
-            let n = WINDOW_SAMPLES as isize;
+            let n = window as isize;
             let j = if i < 0 {
                 -i
             } else if i >= n {
@@ -82,18 +89,18 @@ impl LogMel {
             audio.get(j as usize).copied().unwrap_or(0.0)
         };
         let bins = self.bins();
-        let mut out = vec![0f32; bins * FRAMES];
+        let mut out = vec![0f32; bins * frames];
         let mut frame = self.fft.make_input_vec();
         let mut spectrum = self.fft.make_output_vec();
         let mut scratch = self.fft.make_scratch_vec();
         let mut power = [0f32; SPECTRUM];
         let half = (N_FFT / 2) as isize;
-        for t in 0..FRAMES {
+        for t in 0..frames {
             let start = (t * HOP) as isize - half;
             // Frames wholly past the audio are silence: every power is zero.
             if start >= audio.len() as isize {
                 for b in 0..bins {
-                    out[b * FRAMES + t] = 0.0;
+                    out[b * frames + t] = 0.0;
                 }
                 continue;
             }
@@ -113,7 +120,7 @@ impl LogMel {
                     .zip(&power[filter.first..])
                     .map(|(w, p)| w * p)
                     .sum();
-                out[b * FRAMES + t] = energy;
+                out[b * frames + t] = energy;
             }
         }
         let mut top = f32::NEG_INFINITY;

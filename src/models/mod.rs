@@ -6,6 +6,7 @@
 //! PyPI `onnxruntime` wheel (`onnxruntime/capi/libonnxruntime.so.<version>`), named by `models.onnxruntime` or the
 //! `ORT_DYLIB_PATH` environment variable.
 
+pub mod archive;
 pub mod catalog;
 pub mod fetch;
 pub mod import;

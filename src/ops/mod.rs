@@ -66,4 +66,6 @@ pub struct Service {
     pub calls: Arc<dyn crate::telephony::CallControl>,
     /// Call records.
     pub records: crate::records::Records,
+    /// Speech detection and end-of-turn models.
+    pub turns: Arc<crate::turns::TurnModels>,
 }

@@ -92,6 +92,7 @@ impl Service {
             gate,
             calls: Arc::clone(&self.calls),
             records: self.records.clone(),
+            turns: Arc::clone(&self.turns),
         };
         let (out, events) = mpsc::channel(realtime::OUTBOUND_QUEUE);
         let session = realtime::start(services, options, out)

@@ -176,6 +176,13 @@ pub async fn serve(
         graph.jobs.waker(),
         records.clone(),
     );
+    let turns =
+        crate::turns::TurnModels::load(&settings.turns, &settings.models).map_err(|problem| {
+            ConfigError::Invalid {
+                key: "turns",
+                problem,
+            }
+        })?;
     let stopping = tokio_util::sync::CancellationToken::new();
     let ops = crate::ops::Service {
         settings: Arc::clone(&settings),
@@ -198,6 +205,7 @@ pub async fn serve(
             &settings.telephony,
         )),
         records,
+        turns: Arc::new(turns),
     };
     let state = AppState::new(Shared {
         ops,

@@ -63,10 +63,38 @@ pub fn run(script: &str, args: &[&str]) -> String {
     run_with(installed("sdks", &SDKS), script, args)
 }
 
+static FRAMEWORKS: OnceLock<String> = OnceLock::new();
+
 /// Run tests/sdk/`script` with `args` and the voice-agent frameworks (Pipecat, LiveKit Agents).
 pub fn run_framework(script: &str, args: &[&str]) -> String {
-    static FRAMEWORKS: OnceLock<String> = OnceLock::new();
     run_with(installed("frameworks", &FRAMEWORKS), script, args)
+}
+
+/// A models folder with the turn-taking models (Silero VAD, Smart Turn v3) installed through the catalog, as an
+/// operator without internet would: `sauti models import` from the Pipecat package the frameworks group holds.
+pub fn turn_models() -> &'static Path {
+    static MODELS: OnceLock<std::path::PathBuf> = OnceLock::new();
+    MODELS.get_or_init(|| {
+        let pipecat = Path::new(installed("frameworks", &FRAMEWORKS)).join("pipecat/audio");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/turn-models");
+        for (name, folder) in [
+            ("silero-vad", "vad/data"),
+            ("smart-turn-v3", "turn/smart_turn/data"),
+        ] {
+            let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
+                .args(["models", "import", "--name", name, "--dir"])
+                .arg(&dir)
+                .arg(pipecat.join(folder))
+                .output()
+                .expect("sauti runs");
+            assert!(
+                output.status.success(),
+                "sauti models import {name}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        dir
+    })
 }
 
 /// Run tests/sdk/`script` with `args` and the reference decoders (pyctcdecode with KenLM).

@@ -31,6 +31,13 @@ pub enum ToSession {
     Tick,
     /// A transfer has been made, or failed twice.
     Transferred(Result<(), String>),
+    /// Whether the caller's pause `pause` ends a complete turn (the end-of-turn model's judgement).
+    Judged {
+        /// Which pause.
+        pause: u64,
+        /// The turn sounds complete.
+        complete: bool,
+    },
 }
 
 /// What a session starts with.
@@ -116,7 +123,7 @@ impl Actor for SessionActor {
         let _ = args.out.try_send(started);
         let call = args.options.call.clone();
         Ok(State {
-            vad: StreamingVad::new(args.options.end_of_turn),
+            vad: args.services.turns.stream(args.options.end_of_turn),
             args,
             myself,
             current: None,
@@ -149,22 +156,12 @@ impl Actor for SessionActor {
             ToSession::Inbound(Inbound::Audio(samples)) => {
                 state.last_heard = Instant::now();
                 state.record.caller_audio(&samples);
-                for event in state.vad.push(&samples) {
-                    match event {
-                        VadEvent::SpeechStarted => state.caller_started(true),
-                        // Over before it was long enough to stop the reply: a murmur or a noise, not a turn.
-                        VadEvent::TurnEnded(_) if std::mem::take(&mut state.barge) => {
-                            metrics::counter!(crate::telemetry::metrics::REALTIME_BACKCHANNELS, "kind" => "short")
-                                .increment(1);
-                        }
-                        VadEvent::TurnEnded(audio) => {
-                            if state.admit().await {
-                                state.turn_ended(audio);
-                            }
-                        }
-                    }
-                }
-                state.speaking_over();
+                let events = state.vad.push(&samples);
+                state.detected(events).await;
+            }
+            ToSession::Judged { pause, complete } => {
+                let events = state.vad.decide(pause, complete);
+                state.detected(events).await;
             }
             ToSession::Inbound(Inbound::UserMessage(text)) => {
                 state.last_heard = Instant::now();
@@ -223,6 +220,37 @@ impl Actor for SessionActor {
 }
 
 impl State {
+    /// Act on what the speech detector noticed.
+    async fn detected(&mut self, events: Vec<VadEvent>) {
+        for event in events {
+            match event {
+                VadEvent::SpeechStarted => self.caller_started(true),
+                VadEvent::Paused { id, audio } => self.judge(id, audio),
+                // Over before it was long enough to stop the reply: a murmur or a noise, not a turn.
+                VadEvent::TurnEnded(_) if std::mem::take(&mut self.barge) => {
+                    metrics::counter!(crate::telemetry::metrics::REALTIME_BACKCHANNELS, "kind" => "short")
+                        .increment(1);
+                }
+                VadEvent::TurnEnded(audio) => {
+                    if self.admit().await {
+                        self.turn_ended(audio);
+                    }
+                }
+            }
+        }
+        self.speaking_over();
+    }
+
+    /// Have the end-of-turn model judge a pause, off the session; its answer comes back as a message.
+    fn judge(&self, pause: u64, audio: Vec<f32>) {
+        let turns = std::sync::Arc::clone(&self.args.services.turns);
+        let myself = self.myself.clone();
+        tokio::task::spawn_blocking(move || {
+            let complete = turns.complete(&audio);
+            let _ = myself.send_message(ToSession::Judged { pause, complete });
+        });
+    }
+
     /// Queue an event for the client; a client too slow to take them ends the session. What the caller said,
     /// a reply they cut and the end of the call go into the call's record on their way.
     pub(super) fn send(&mut self, event: Outbound) {

@@ -47,6 +47,8 @@ pub struct Services {
     pub calls: Arc<dyn crate::telephony::CallControl>,
     /// Where the call is recorded.
     pub records: crate::records::Records,
+    /// How speech is told from silence, and when a turn ends.
+    pub turns: Arc<crate::turns::TurnModels>,
 }
 
 /// Counts each caller turn, spoken or typed, against the session's key before any work is done for it.

@@ -39,14 +39,14 @@ pub struct Live {
 
 impl Live {
     /// Audio read as `settings` say.
-    pub fn new(settings: &Settings) -> Self {
+    pub fn new(settings: &Settings, turns: &crate::turns::TurnModels) -> Self {
         let rate = match settings.format {
             Format::Pcm24k => 24_000,
             Format::Ulaw | Format::Alaw => 8_000,
         };
         let vad = settings.silence_ms.map(|silence| {
             (
-                StreamingVad::new(std::time::Duration::from_millis(silence)),
+                turns.silence(std::time::Duration::from_millis(silence)),
                 StreamResampler::low_latency(rate, SAMPLE_RATE),
             )
         });
@@ -105,6 +105,8 @@ impl Live {
                     audio_end_ms: now_ms,
                     samples: self.commit(),
                 },
+                // Turns here end after a fixed silence: nothing is judged.
+                VadEvent::Paused { .. } => continue,
             });
         }
         if !speaking {

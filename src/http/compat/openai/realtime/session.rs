@@ -77,7 +77,7 @@ pub async fn serve(socket: WebSocket, state: AppState, owner: String, seat: Seat
     ));
     let settings = Settings::default();
     let mut session = Session {
-        live: Live::new(&settings),
+        live: Live::new(&settings, &state.ops.turns),
         state: state.clone(),
         owner,
         id: format!("sess_{}", uuid::Uuid::new_v4().simple()),
@@ -187,7 +187,7 @@ impl Session {
                     if settings.format != self.settings.format
                         || settings.silence_ms != self.settings.silence_ms
                     {
-                        self.live = Live::new(&settings);
+                        self.live = Live::new(&settings, &self.state.ops.turns);
                         self.item = None;
                     }
                     self.settings = settings;
