@@ -47,6 +47,31 @@ pub enum Ending {
     },
 }
 
+/// What ended a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndedBy {
+    /// The end-of-turn silence.
+    Silence,
+    /// A pause judged complete.
+    Judged,
+    /// The longest silence, after a pause judged incomplete.
+    Longest,
+    /// The longest turn.
+    Length,
+}
+
+impl EndedBy {
+    /// Its name in metrics and logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Silence => "silence",
+            Self::Judged => "judged",
+            Self::Longest => "longest",
+            Self::Length => "length",
+        }
+    }
+}
+
 /// What the detector noticed in the audio just pushed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VadEvent {
@@ -59,8 +84,8 @@ pub enum VadEvent {
         /// The last [`JUDGED_SAMPLES`] of the turn so far.
         audio: Vec<f32>,
     },
-    /// The caller's turn ended: its audio (16 kHz mono).
-    TurnEnded(Vec<f32>),
+    /// The caller's turn ended: its audio (16 kHz mono), and what ended it.
+    TurnEnded(Vec<f32>, EndedBy),
 }
 
 /// The energy judge: 20 ms frames against the line's noise floor.
@@ -219,7 +244,7 @@ impl StreamingVad {
         };
         let mut events = Vec::new();
         if complete {
-            events.extend(self.end_turn());
+            events.extend(self.end_turn(EndedBy::Judged));
         } else {
             self.judged = true;
         }
@@ -272,7 +297,11 @@ impl StreamingVad {
         }
         self.voiced_frames += usize::from(voiced);
         if self.silent_run >= self.end_frames || full {
-            return self.end_turn();
+            return self.end_turn(match (full, self.pause_frames) {
+                (true, _) => EndedBy::Length,
+                (false, None) => EndedBy::Silence,
+                (false, Some(_)) => EndedBy::Longest,
+            });
         }
         if self.pause_frames == Some(self.silent_run) && !self.judged {
             self.pauses += 1;
@@ -287,14 +316,14 @@ impl StreamingVad {
     }
 
     /// End the turn under way, keeping a little of the silence after it.
-    fn end_turn(&mut self) -> Option<VadEvent> {
+    fn end_turn(&mut self, by: EndedBy) -> Option<VadEvent> {
         let mut turn = self.turn.take()?;
         let trailing = self.silent_run.saturating_sub(self.tail_frames) * self.frame;
         turn.truncate(turn.len().saturating_sub(trailing));
         self.voiced_run = 0;
         self.silent_run = 0;
         self.judged = false;
-        Some(VadEvent::TurnEnded(turn))
+        Some(VadEvent::TurnEnded(turn, by))
     }
 }
 
@@ -336,7 +365,7 @@ mod tests {
             let events = feed(&mut vad, &audio, block);
             assert_eq!(events.len(), 2, "{block}: {events:?}");
             assert_eq!(events[0], VadEvent::SpeechStarted);
-            let VadEvent::TurnEnded(turn) = &events[1] else {
+            let VadEvent::TurnEnded(turn, _) = &events[1] else {
                 panic!("{events:?}");
             };
             let seconds = turn.len() as f64 / 16_000.0;
@@ -405,7 +434,7 @@ mod tests {
         // What is judged is the turn so far: its speech and the pause.
         assert!((1.2..1.4).contains(&(judged.len() as f64 / 16_000.0)));
         let events = vad.decide(*id, true);
-        let VadEvent::TurnEnded(turn) = &events[0] else {
+        let VadEvent::TurnEnded(turn, EndedBy::Judged) = &events[0] else {
             panic!("{events:?}");
         };
         assert_eq!(events.len(), 1, "the held silence starts nothing");
@@ -436,7 +465,7 @@ mod tests {
         assert!(vad.decide(id, true).is_empty());
         assert!(vad.decide(second, false).is_empty());
         let events = vad.push(&vec![0.0; 24_000]);
-        let VadEvent::TurnEnded(turn) = &events[0] else {
+        let VadEvent::TurnEnded(turn, EndedBy::Longest) = &events[0] else {
             panic!("{events:?}");
         };
         // Both stretches of speech and the pause between them are one turn.
@@ -453,7 +482,7 @@ mod tests {
         // A second of audio is held, then the pause is taken as not judged and the audio looked at.
         let events = vad.push(&vec![0.0; 32_000]);
         assert!(
-            matches!(events.last(), Some(VadEvent::TurnEnded(_))),
+            matches!(events.last(), Some(VadEvent::TurnEnded(..))),
             "{events:?}"
         );
     }

@@ -19,7 +19,7 @@ pub async fn healthz() -> Json<Value> {
 /// Readiness.
 #[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations", summary = "Readiness",
     responses(
-        (status = 200, description = "Every actor is up and the database answers; `storage` names the database engine (`sqlite` or `postgres`), `audio` where job audio is kept (`local` or `s3`); `rate_limits` says where the limits are counted (`local`, `shared`, or why the shared ones do not answer)", body = Object),
+        (status = 200, description = "Every actor is up and the database answers; `storage` names the database engine (`sqlite` or `postgres`), `audio` where job audio is kept (`local` or `s3`); `rate_limits` says where the limits are counted (`local`, `shared`, or why the shared ones do not answer); `turns` how realtime sessions detect speech (`vad`: `silero` or `energy`) and whether Smart Turn judges the end of turns", body = Object),
         (status = 503, description = "An actor is restarting, or the database (SQLite or PostgreSQL) does not answer or cannot be read (Retry-After)", content_type = "application/problem+json", body = crate::http::openapi::Problem),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
@@ -53,6 +53,10 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiErr
             false => "s3",
         },
         "rate_limits": state.limits.state().await,
+        "turns": {
+            "vad": state.turns.detector(),
+            "smart_turn": state.turns.judges_turns(),
+        },
     })))
 }
 

@@ -38,6 +38,12 @@ pub const REALTIME_PACED: &str = "sauti_realtime_paced_waits_total";
 /// Caller turns a realtime session dropped unheard, by reason (`superseded`: a newer turn came before it was
 /// recognised and both would be longer than a turn may be; `rate_limited`: over the key's limit).
 pub const REALTIME_TURNS_DROPPED: &str = "sauti_realtime_turns_dropped_total";
+/// Caller turns a realtime session heard end, by what ended them (`silence`: the end-of-turn silence;
+/// `judged`: a pause the end-of-turn model judged complete; `longest`: the longest silence after a pause judged
+/// incomplete; `length`: the longest turn).
+pub const REALTIME_TURN_ENDS: &str = "sauti_realtime_turn_ends_total";
+/// Pauses the end-of-turn model judged, by judgement (`complete`, `incomplete`).
+pub const REALTIME_TURN_JUDGEMENTS: &str = "sauti_realtime_turn_judgements_total";
 /// Milliseconds of audio transcribed, by engine.
 pub const ASR_AUDIO_MS: &str = "sauti_asr_audio_milliseconds_total";
 /// Recognition time over audio time, by engine.

@@ -17,5 +17,6 @@ mod realtime;
 mod realtime_bounds;
 mod resource_limits;
 mod transfers;
+mod turn_taking;
 mod webhooks;
 mod work_budget;

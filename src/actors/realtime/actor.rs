@@ -227,11 +227,13 @@ impl State {
                 VadEvent::SpeechStarted => self.caller_started(true),
                 VadEvent::Paused { id, audio } => self.judge(id, audio),
                 // Over before it was long enough to stop the reply: a murmur or a noise, not a turn.
-                VadEvent::TurnEnded(_) if std::mem::take(&mut self.barge) => {
+                VadEvent::TurnEnded(..) if std::mem::take(&mut self.barge) => {
                     metrics::counter!(crate::telemetry::metrics::REALTIME_BACKCHANNELS, "kind" => "short")
                         .increment(1);
                 }
-                VadEvent::TurnEnded(audio) => {
+                VadEvent::TurnEnded(audio, by) => {
+                    metrics::counter!(crate::telemetry::metrics::REALTIME_TURN_ENDS, "by" => by.name())
+                        .increment(1);
                     if self.admit().await {
                         self.turn_ended(audio);
                     }
@@ -247,6 +249,9 @@ impl State {
         let myself = self.myself.clone();
         tokio::task::spawn_blocking(move || {
             let complete = turns.complete(&audio);
+            let judgement = if complete { "complete" } else { "incomplete" };
+            metrics::counter!(crate::telemetry::metrics::REALTIME_TURN_JUDGEMENTS, "judgement" => judgement)
+                .increment(1);
             let _ = myself.send_message(ToSession::Judged { pause, complete });
         });
     }

@@ -101,7 +101,7 @@ impl Live {
                 VadEvent::SpeechStarted => Heard::Started {
                     audio_start_ms: now_ms.saturating_sub(DETECTION_MS as u64),
                 },
-                VadEvent::TurnEnded(_) => Heard::Ended {
+                VadEvent::TurnEnded(..) => Heard::Ended {
                     audio_end_ms: now_ms,
                     samples: self.commit(),
                 },
