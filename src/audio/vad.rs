@@ -84,6 +84,9 @@ pub enum VadEvent {
         /// The last [`JUDGED_SAMPLES`] of the turn so far.
         audio: Vec<f32>,
     },
+    /// The caller has been quiet long enough for the turn's audio to be what it will be if the silence goes on
+    /// to end it: that audio, to recognise ahead of the end (a turn that ends in this silence carries the same).
+    Settled(Vec<f32>),
     /// The caller's turn ended: its audio (16 kHz mono), and what ended it.
     TurnEnded(Vec<f32>, EndedBy),
 }
@@ -151,6 +154,8 @@ pub struct StreamingVad {
     /// The pause awaiting its judgement, and the audio pushed meanwhile.
     awaiting: Option<(u64, Vec<f32>)>,
     pauses: u64,
+    /// Frames of silence after which the turn is [`VadEvent::Settled`], if it is to be.
+    settle_frames: Option<usize>,
 }
 
 impl std::fmt::Debug for StreamingVad {
@@ -204,12 +209,26 @@ impl StreamingVad {
             judged: false,
             awaiting: None,
             pauses: 0,
+            settle_frames: None,
         }
+    }
+
+    /// Say when the turn is [`VadEvent::Settled`]: after `after` of silence (no earlier than the silence a turn
+    /// keeps at its end, 200 ms, so the audio is the same as the turn's if it ends).
+    pub fn settling_after(mut self, after: Duration) -> Self {
+        let frames = frames_in(after.as_millis() as usize, self.frame).max(self.tail_frames);
+        self.settle_frames = (frames < self.end_frames).then_some(frames);
+        self
     }
 
     /// Whether the caller is speaking now.
     pub fn in_speech(&self) -> bool {
         self.turn.is_some()
+    }
+
+    /// Whether the caller is speaking at this moment (in a turn, the last frame speech).
+    pub fn speaking(&self) -> bool {
+        self.turn.is_some() && self.silent_run == 0
     }
 
     /// How much of the turn under way is speech (its pauses left out); zero between turns.
@@ -264,13 +283,13 @@ impl StreamingVad {
             samples = &samples[take..];
             if self.partial.len() == self.frame {
                 let frame = std::mem::replace(&mut self.partial, Vec::with_capacity(self.frame));
-                events.extend(self.frame(frame));
+                self.frame(frame, &mut events);
             }
         }
         events
     }
 
-    fn frame(&mut self, frame: Vec<f32>) -> Option<VadEvent> {
+    fn frame(&mut self, frame: Vec<f32>, events: &mut Vec<VadEvent>) {
         let voiced = self.judge.is_speech(&frame, self.turn.is_some());
         let Some(turn) = self.turn.as_mut() else {
             self.preroll.push_back(frame);
@@ -279,13 +298,14 @@ impl StreamingVad {
             }
             self.voiced_run = if voiced { self.voiced_run + 1 } else { 0 };
             if self.voiced_run < self.start_frames {
-                return None;
+                return;
             }
             self.turn = Some(self.preroll.drain(..).flatten().collect());
             self.silent_run = 0;
             self.voiced_frames = self.start_frames;
             self.judged = false;
-            return Some(VadEvent::SpeechStarted);
+            events.push(VadEvent::SpeechStarted);
+            return;
         };
         turn.extend_from_slice(&frame);
         let full = turn.len() + self.frame > MAX_TURN_SAMPLES;
@@ -297,22 +317,28 @@ impl StreamingVad {
         }
         self.voiced_frames += usize::from(voiced);
         if self.silent_run >= self.end_frames || full {
-            return self.end_turn(match (full, self.pause_frames) {
+            let by = match (full, self.pause_frames) {
                 (true, _) => EndedBy::Length,
                 (false, None) => EndedBy::Silence,
                 (false, Some(_)) => EndedBy::Longest,
-            });
+            };
+            events.extend(self.end_turn(by));
+            return;
+        }
+        if self.settle_frames == Some(self.silent_run) {
+            // What the turn will be if it ends in this silence: its audio less the silence past the tail.
+            let trailing = self.silent_run.saturating_sub(self.tail_frames) * self.frame;
+            events.push(VadEvent::Settled(turn[..turn.len() - trailing].to_vec()));
         }
         if self.pause_frames == Some(self.silent_run) && !self.judged {
             self.pauses += 1;
             let audio = turn[turn.len().saturating_sub(JUDGED_SAMPLES)..].to_vec();
             self.awaiting = Some((self.pauses, Vec::new()));
-            return Some(VadEvent::Paused {
+            events.push(VadEvent::Paused {
                 id: self.pauses,
                 audio,
             });
         }
-        None
     }
 
     /// End the turn under way, keeping a little of the silence after it.
@@ -485,5 +511,31 @@ mod tests {
             matches!(events.last(), Some(VadEvent::TurnEnded(..))),
             "{events:?}"
         );
+    }
+
+    #[test]
+    fn a_settled_turn_has_the_audio_it_ends_with() {
+        let mut vad = StreamingVad::new(Duration::from_millis(600))
+            .settling_after(Duration::from_millis(200));
+        let mut audio = vec![0.0; 8_000];
+        audio.extend(tone(0.7, 0.3));
+        // A pause long enough to settle, not to end the turn; then more speech and the end.
+        audio.extend(vec![0.0; 6_400]);
+        audio.extend(tone(0.5, 0.3));
+        audio.extend(vec![0.0; 16_000]);
+        let events = feed(&mut vad, &audio, 480);
+        let settled: Vec<&Vec<f32>> = events
+            .iter()
+            .filter_map(|e| match e {
+                VadEvent::Settled(audio) => Some(audio),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(settled.len(), 2, "{}", events.len());
+        let Some(VadEvent::TurnEnded(turn, EndedBy::Silence)) = events.last() else {
+            panic!("no end");
+        };
+        assert_eq!(settled[1], turn, "the last settled audio is the turn's");
+        assert!(settled[0].len() < turn.len());
     }
 }

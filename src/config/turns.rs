@@ -15,6 +15,10 @@ pub struct TurnSettings {
     pub silero_model: PathBuf,
     /// The speech probability above which a Silero frame starts speech (speech goes on down to 0.15 less).
     pub vad_threshold: f32,
+    /// Start recognising a realtime turn once the caller has been quiet this long (milliseconds, at least 200,
+    /// the silence a turn keeps at its end), so the transcript is ready when the end-of-turn silence is over;
+    /// the recognition is dropped if they speak again. 0: recognise each turn once it has ended.
+    pub early_recognition_ms: u64,
     /// End turns with Smart Turn v3: a pause the model judges complete ends the turn, others wait up to
     /// `smart_turn_longest_ms`. Off by default (see docs/turn-taking.md for how it does on Swahili).
     pub smart_turn: bool,
@@ -46,6 +50,7 @@ impl Default for TurnSettings {
             vad: Detector::Auto,
             silero_model: PathBuf::from("silero-vad"),
             vad_threshold: 0.5,
+            early_recognition_ms: 200,
             smart_turn: false,
             smart_turn_model: PathBuf::from("smart-turn-v3"),
             smart_turn_pause_ms: 200,
@@ -62,6 +67,12 @@ impl TurnSettings {
             return Some((
                 "turns.vad_threshold",
                 "must be between 0.05 and 0.95".into(),
+            ));
+        }
+        if self.early_recognition_ms != 0 && !(200..=3_000).contains(&self.early_recognition_ms) {
+            return Some((
+                "turns.early_recognition_ms",
+                "must be 0 (off) or between 200 and 3000".into(),
             ));
         }
         if !(0.05..=0.95).contains(&self.smart_turn_threshold) {

@@ -44,6 +44,9 @@ pub const REALTIME_TURNS_DROPPED: &str = "sauti_realtime_turns_dropped_total";
 pub const REALTIME_TURN_ENDS: &str = "sauti_realtime_turn_ends_total";
 /// Pauses the end-of-turn model judged, by judgement (`complete`, `incomplete`).
 pub const REALTIME_TURN_JUDGEMENTS: &str = "sauti_realtime_turn_judgements_total";
+/// Recognitions a realtime session started when the caller fell quiet, by outcome (`used`: the turn ended with
+/// that audio; `discarded`: the caller spoke again).
+pub const REALTIME_EARLY_RECOGNITIONS: &str = "sauti_realtime_early_recognitions_total";
 /// Milliseconds of audio transcribed, by engine.
 pub const ASR_AUDIO_MS: &str = "sauti_asr_audio_milliseconds_total";
 /// Recognition time over audio time, by engine.

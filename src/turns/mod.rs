@@ -101,10 +101,15 @@ impl TurnModels {
             },
             None => Ending::Silence(end_of_turn),
         };
-        StreamingVad::with(self.judge(), ending)
+        let vad = StreamingVad::with(self.judge(), ending);
+        match self.settings.early_recognition_ms {
+            0 => vad,
+            ms => vad.settling_after(Duration::from_millis(ms)),
+        }
     }
 
-    fn judge(&self) -> Box<dyn SpeechJudge> {
+    /// A fresh judge of speech frames for one stream: Silero when installed, the energy judge otherwise.
+    pub fn judge(&self) -> Box<dyn SpeechJudge> {
         match &self.silero {
             Some(model) => Box::new(SileroJudge::new(Arc::clone(model), &self.settings)),
             None => Box::new(crate::audio::vad::EnergyJudge::default()),

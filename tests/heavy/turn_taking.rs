@@ -118,8 +118,23 @@ fn shown(seen: &[Value]) -> Vec<&Value> {
 
 /// Turns the server's realtime sessions ended, by what ended them (from `/metrics`).
 fn turn_ends(server: &Server, by: &str) -> u64 {
+    counted(
+        server,
+        &format!("sauti_realtime_turn_ends_total{{by=\"{by}\"}}"),
+    )
+}
+
+/// Recognitions started when the caller fell quiet, by outcome (from `/metrics`).
+fn early(server: &Server, outcome: &str) -> u64 {
+    counted(
+        server,
+        &format!("sauti_realtime_early_recognitions_total{{outcome=\"{outcome}\"}}"),
+    )
+}
+
+fn counted(server: &Server, series: &str) -> u64 {
     let text = String::from_utf8(get(&server.url("/metrics"), None).body).unwrap();
-    let prefix = format!("sauti_realtime_turn_ends_total{{by=\"{by}\"}} ");
+    let prefix = format!("{series} ");
     text.lines()
         .find_map(|line| line.strip_prefix(&prefix))
         .map_or(0, |n| n.trim().parse().unwrap())
@@ -233,4 +248,5 @@ fn a_mid_sentence_pause_does_not_end_the_turn_with_smart_turn() {
     let fixed = server(data.path(), &[]);
     spoken(&fixed, &audio);
     assert_eq!(turn_ends(&fixed, "silence"), 2);
+    assert_eq!(early(&fixed, "used"), 2);
 }

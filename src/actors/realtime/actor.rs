@@ -73,6 +73,8 @@ pub struct State {
     pub(super) args: SessionArgs,
     pub(super) myself: ActorRef<ToSession>,
     pub(super) vad: StreamingVad,
+    /// The turn's recognition, started when the caller fell quiet.
+    pub(super) early: Option<super::early::Early>,
     pub(super) current: Option<Current>,
     pub(super) playing: Option<Playing>,
     /// The caller is speaking over an audible reply that has not stopped for it (yet).
@@ -124,6 +126,7 @@ impl Actor for SessionActor {
         let call = args.options.call.clone();
         Ok(State {
             vad: args.services.turns.stream(args.options.end_of_turn),
+            early: None,
             args,
             myself,
             current: None,
@@ -226,6 +229,7 @@ impl State {
             match event {
                 VadEvent::SpeechStarted => self.caller_started(true),
                 VadEvent::Paused { id, audio } => self.judge(id, audio),
+                VadEvent::Settled(audio) => self.settled(audio),
                 // Over before it was long enough to stop the reply: a murmur or a noise, not a turn.
                 VadEvent::TurnEnded(..) if std::mem::take(&mut self.barge) => {
                     metrics::counter!(crate::telemetry::metrics::REALTIME_BACKCHANNELS, "kind" => "short")
@@ -240,6 +244,7 @@ impl State {
                 }
             }
         }
+        self.resumed();
         self.speaking_over();
     }
 
@@ -299,6 +304,7 @@ impl State {
     /// the older is dropped (and counted). A reply not yet spoken is dropped. So a session holds at most one
     /// turn's audio, and one recognition, at a time.
     fn turn_ended(&mut self, audio: Vec<f32>) {
+        let mut early = self.early_for(&audio);
         let mut said = audio;
         if let Some(current) = self.current.take() {
             current.task.abort();
@@ -307,6 +313,8 @@ impl State {
                     let mut whole = Arc::unwrap_or_clone(earlier);
                     whole.extend_from_slice(&said);
                     said = whole;
+                    // Heard again with the turn before it: what was recognised of this one alone is no use.
+                    early = None;
                 }
                 (Some(_), _) => {
                     metrics::counter!(crate::telemetry::metrics::REALTIME_TURNS_DROPPED, "reason" => "superseded")
@@ -326,7 +334,7 @@ impl State {
         }
         // The turn's task and the session share the audio: it is copied only if the turn is heard again.
         let said = Arc::new(said);
-        self.begin(Said::Audio(Arc::clone(&said)), Some(said));
+        self.begin(Said::Audio(Arc::clone(&said), early), Some(said));
     }
 
     pub(super) fn begin(&mut self, said: Said, audio: Option<Arc<Vec<f32>>>) {

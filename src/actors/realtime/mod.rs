@@ -11,6 +11,7 @@
 mod actor;
 mod barge;
 pub mod call;
+mod early;
 mod handover;
 mod keys;
 mod playing;

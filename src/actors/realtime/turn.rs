@@ -18,8 +18,8 @@ use crate::tts::{SpokenWord, VoiceSettings};
 
 /// What the caller said: audio to recognise, or typed text; or what the agent goes on to say.
 pub enum Said {
-    /// 16 kHz mono samples of the turn.
-    Audio(Arc<Vec<f32>>),
+    /// 16 kHz mono samples of the turn, and its recognition if it began when the caller fell quiet.
+    Audio(Arc<Vec<f32>>, Option<super::early::Early>),
     /// A typed message.
     Text(String),
     /// Keys pressed on the call's keypad (digits and `*`, the closing `#` left off).
@@ -135,22 +135,17 @@ async fn steps(
             return speak(services, options, &rest, report).await;
         }
         Said::Text(text) => text,
-        Said::Audio(audio) => {
+        Said::Audio(audio, early) => {
             let seconds = audio.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
             usage::record(Usage::RecognisedSeconds(seconds));
-            let transcript = patiently(
-                || {
-                    services.asr.transcribe(
-                        &options.owner,
-                        Arc::clone(&audio),
-                        crate::asr::DEFAULT_LANGUAGE,
-                    )
-                },
-                |e| matches!(e, RecognitionError::Actor(ActorError::Busy { .. })),
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-            let text = transcript.text.trim().to_string();
+            let text = match early {
+                Some(early) => early.text().await.ok(),
+                None => None,
+            };
+            let text = match text {
+                Some(text) => text,
+                None => recognise(services, options, audio).await?,
+            };
             if text.is_empty() {
                 report(TurnEvent::Nothing);
                 return Ok(());
@@ -242,6 +237,27 @@ async fn speak(
 
 /// A conversation waits for a busy stage rather than failing: the call again every quarter second, for up to
 /// ten seconds, while `busy` says the refusal was a full queue.
+/// The words of a turn's audio.
+async fn recognise(
+    services: &Services,
+    options: &SessionOptions,
+    audio: Arc<Vec<f32>>,
+) -> Result<String, String> {
+    let transcript = patiently(
+        || {
+            services.asr.transcribe(
+                &options.owner,
+                Arc::clone(&audio),
+                crate::asr::DEFAULT_LANGUAGE,
+            )
+        },
+        |e| matches!(e, RecognitionError::Actor(ActorError::Busy { .. })),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    Ok(transcript.text.trim().to_string())
+}
+
 async fn patiently<T, E, F>(call: impl Fn() -> F, busy: impl Fn(&E) -> bool) -> Result<T, E>
 where
     F: std::future::Future<Output = Result<T, E>>,

@@ -105,8 +105,8 @@ impl Live {
                     audio_end_ms: now_ms,
                     samples: self.commit(),
                 },
-                // Turns here end after a fixed silence: nothing is judged.
-                VadEvent::Paused { .. } => continue,
+                // Turns here end after a fixed silence, nothing is judged, and a turn is recognised once ended.
+                VadEvent::Paused { .. } | VadEvent::Settled(_) => continue,
             });
         }
         if !speaking {
