@@ -272,7 +272,7 @@ fn turn_ends(
                     events.extend(vad.decide(id, complete));
                 }
                 VadEvent::TurnEnded(_, by) => ends.push((at, by)),
-                VadEvent::SpeechStarted => {}
+                VadEvent::SpeechStarted | VadEvent::Settled(_) => {}
             }
         }
     }
