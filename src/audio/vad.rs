@@ -226,6 +226,11 @@ impl StreamingVad {
         self.turn.is_some()
     }
 
+    /// The audio of the turn under way so far (from a little before its first speech).
+    pub fn turn_so_far(&self) -> Option<&[f32]> {
+        self.turn.as_deref()
+    }
+
     /// Whether the caller is speaking at this moment (in a turn, the last frame speech).
     pub fn speaking(&self) -> bool {
         self.turn.is_some() && self.silent_run == 0

@@ -19,6 +19,10 @@ pub struct TurnSettings {
     /// the silence a turn keeps at its end), so the transcript is ready when the end-of-turn silence is over;
     /// the recognition is dropped if they speak again. 0: recognise each turn once it has ended.
     pub early_recognition_ms: u64,
+    /// Where Swahili is recognised by a CTC model: recognise a realtime turn this many milliseconds at a time
+    /// while the caller speaks and send what was heard so far (`tentative_user_transcript`). 0: no interim
+    /// transcripts.
+    pub interim_ms: u64,
     /// End turns with Smart Turn v3: a pause the model judges complete ends the turn, others wait up to
     /// `smart_turn_longest_ms`. Off by default (see docs/turn-taking.md for how it does on Swahili).
     pub smart_turn: bool,
@@ -51,6 +55,7 @@ impl Default for TurnSettings {
             silero_model: PathBuf::from("silero-vad"),
             vad_threshold: 0.5,
             early_recognition_ms: 200,
+            interim_ms: 1_000,
             smart_turn: false,
             smart_turn_model: PathBuf::from("smart-turn-v3"),
             smart_turn_pause_ms: 200,
@@ -73,6 +78,12 @@ impl TurnSettings {
             return Some((
                 "turns.early_recognition_ms",
                 "must be 0 (off) or between 200 and 3000".into(),
+            ));
+        }
+        if self.interim_ms != 0 && !(500..=5_000).contains(&self.interim_ms) {
+            return Some((
+                "turns.interim_ms",
+                "must be 0 (off) or between 500 and 5000".into(),
             ));
         }
         if !(0.05..=0.95).contains(&self.smart_turn_threshold) {

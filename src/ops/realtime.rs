@@ -56,6 +56,7 @@ impl Service {
             end_of_turn: Duration::from_millis(end_of_turn),
             min_interruption: Duration::from_millis(settings.min_interruption_ms),
             format: open.format,
+            interim: self.interim_piece(),
             idle: Duration::from_secs(settings.idle_seconds),
             max_duration: Duration::from_secs(settings.max_session_seconds),
             call: scenario.call.clone(),
@@ -66,6 +67,21 @@ impl Service {
             },
             recording: self.settings.records.recording,
         })
+    }
+
+    /// Samples recognised at a time for interim transcripts: where Swahili is recognised by a CTC model and
+    /// `turns.interim_ms` is not 0.
+    fn interim_piece(&self) -> usize {
+        let ctc = self
+            .recognition
+            .iter()
+            .any(|&(language, engine)| language == crate::asr::DEFAULT_LANGUAGE && engine == "ctc");
+        match ctc {
+            true => {
+                self.settings.turns.interim_ms as usize * crate::audio::SAMPLE_RATE as usize / 1000
+            }
+            false => 0,
+        }
     }
 
     /// A place for `owner`'s session on this server, once recognition is there to hear it: 503 without a

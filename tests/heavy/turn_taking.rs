@@ -250,3 +250,84 @@ fn a_mid_sentence_pause_does_not_end_the_turn_with_smart_turn() {
     assert_eq!(turn_ends(&fixed, "silence"), 2);
     assert_eq!(early(&fixed, "used"), 2);
 }
+
+#[test]
+fn interim_transcripts_come_before_the_turn_s_transcript() {
+    let _alone = common::alone();
+    let data = temp_dir();
+    let routes = data.path().join("routes.toml");
+    std::fs::write(
+        &routes,
+        format!(
+            "[[asr.ctc]]\nlanguages = [\"sw\"]\nmodel = {:?}\n",
+            fixture("ctc/model").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let ort = onnxruntime();
+    let models = common::sdk::turn_models();
+    let server = Server::start_with_config(
+        data.path(),
+        &routes,
+        &[
+            (
+                "SAUTI__ASR__MODEL",
+                fixture("whisper/model").to_str().unwrap(),
+            ),
+            ("SAUTI__MODELS__ONNXRUNTIME", ort.to_str().unwrap()),
+            ("SAUTI__MODELS__DIR", models.to_str().unwrap()),
+            ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+        ],
+    );
+    let reply = post_json(
+        &server.url("/v1/text-to-speech/baraka?output_format=pcm_16000"),
+        Some(KEY_A),
+        &json!({ "text": "Habari, ningependa kujua salio la akaunti yangu ya akiba leo asubuhi, tafadhali." }),
+    );
+    let pcm = base64::engine::general_purpose::STANDARD
+        .decode(reply.json()["audio_base64"].as_str().unwrap())
+        .unwrap();
+    let mut audio = vec![0f32; RATE / 2];
+    audio.extend(
+        pcm.chunks_exact(2)
+            .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / 32768.0),
+    );
+    audio.extend(vec![0f32; 2 * RATE]);
+    let mut socket = open(
+        &server.url(""),
+        "/v1/voice-agent/realtime?output_format=pcm_16000",
+    );
+    let mut seen = Vec::new();
+    until(&mut socket, "conversation_initiation_metadata", &mut seen);
+    let started = Instant::now();
+    for (i, chunk) in audio.chunks(RATE / 10).enumerate() {
+        send(&mut socket, chunk_message(chunk));
+        let due = started + Duration::from_millis(100 * (i as u64 + 1));
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+    }
+    until(&mut socket, "user_transcript", &mut seen);
+    let order: Vec<&str> = seen
+        .iter()
+        .filter_map(|m| m["type"].as_str())
+        .filter(|t| t.ends_with("user_transcript"))
+        .collect();
+    // Several seconds of speech: interim transcripts while it went on, each longer than the one before, then
+    // the turn's own.
+    assert!(order.len() >= 3, "{order:?}");
+    assert_eq!(order.last(), Some(&"user_transcript"));
+    assert!(order[..order.len() - 1]
+        .iter()
+        .all(|t| *t == "tentative_user_transcript"));
+    let tentative: Vec<&str> = seen
+        .iter()
+        .filter(|m| m["type"] == "tentative_user_transcript")
+        .map(|m| {
+            m["tentative_user_transcription_event"]["user_transcript"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    for pair in tentative.windows(2) {
+        assert!(pair[1].starts_with(pair[0]), "{tentative:?}");
+    }
+}

@@ -31,6 +31,15 @@ pub enum ToSession {
     Tick,
     /// A transfer has been made, or failed twice.
     Transferred(Result<(), String>),
+    /// A piece of the turn under way was recognised: the words that start in it.
+    Interim {
+        /// Which stretch of speech it belongs to.
+        speech: u64,
+        /// Samples in the piece.
+        piece: usize,
+        /// Its words.
+        heard: String,
+    },
     /// Whether the caller's pause `pause` ends a complete turn (the end-of-turn model's judgement).
     Judged {
         /// Which pause.
@@ -75,6 +84,8 @@ pub struct State {
     pub(super) vad: StreamingVad,
     /// The turn's recognition, started when the caller fell quiet.
     pub(super) early: Option<super::early::Early>,
+    /// Interim transcripts of the turn under way.
+    pub(super) interim: super::interim::Interim,
     pub(super) current: Option<Current>,
     pub(super) playing: Option<Playing>,
     /// The caller is speaking over an audible reply that has not stopped for it (yet).
@@ -127,6 +138,7 @@ impl Actor for SessionActor {
         Ok(State {
             vad: args.services.turns.stream(args.options.end_of_turn),
             early: None,
+            interim: Default::default(),
             args,
             myself,
             current: None,
@@ -162,6 +174,11 @@ impl Actor for SessionActor {
                 let events = state.vad.push(&samples);
                 state.detected(events).await;
             }
+            ToSession::Interim {
+                speech,
+                piece,
+                heard,
+            } => state.interim_heard(speech, piece, heard),
             ToSession::Judged { pause, complete } => {
                 let events = state.vad.decide(pause, complete);
                 state.detected(events).await;
@@ -227,7 +244,10 @@ impl State {
     async fn detected(&mut self, events: Vec<VadEvent>) {
         for event in events {
             match event {
-                VadEvent::SpeechStarted => self.caller_started(true),
+                VadEvent::SpeechStarted => {
+                    self.interim_restart();
+                    self.caller_started(true);
+                }
                 VadEvent::Paused { id, audio } => self.judge(id, audio),
                 VadEvent::Settled(audio) => self.settled(audio),
                 // Over before it was long enough to stop the reply: a murmur or a noise, not a turn.
@@ -236,6 +256,7 @@ impl State {
                         .increment(1);
                 }
                 VadEvent::TurnEnded(audio, by) => {
+                    self.interim_stop();
                     metrics::counter!(crate::telemetry::metrics::REALTIME_TURN_ENDS, "by" => by.name())
                         .increment(1);
                     if self.admit().await {
@@ -245,6 +266,7 @@ impl State {
             }
         }
         self.resumed();
+        self.interim_next();
         self.speaking_over();
     }
 

@@ -13,6 +13,7 @@ mod barge;
 pub mod call;
 mod early;
 mod handover;
+mod interim;
 mod keys;
 mod playing;
 mod seats;
@@ -85,6 +86,8 @@ pub struct SessionOptions {
     pub min_interruption: Duration,
     /// The format of the agent's audio.
     pub format: OutputFormat,
+    /// Samples of a turn recognised at a time for interim transcripts while the caller speaks; 0: none.
+    pub interim: usize,
     /// Closed after this long without a message from the client.
     pub idle: Duration,
     /// Closed after this long in all.
@@ -126,6 +129,9 @@ pub enum Outbound {
     },
     /// What the caller was heard to say (secrets masked).
     UserTranscript(String),
+    /// What the caller has been heard to say so far in the turn under way (secrets masked); the turn's
+    /// transcript, when it comes, may differ.
+    Tentative(String),
     /// What the agent answers, before its audio.
     AgentResponse {
         /// The reply text.

@@ -134,6 +134,10 @@ impl Wire for ConvAi {
                 "type": "user_transcript",
                 "user_transcription_event": { "user_transcript": text }
             }),
+            Outbound::Tentative(text) => json!({
+                "type": "tentative_user_transcript",
+                "tentative_user_transcription_event": { "user_transcript": text }
+            }),
             Outbound::AgentResponse { text, session_id } => json!({
                 "type": "agent_response",
                 "agent_response_event": { "agent_response": text, "session_id": session_id }
