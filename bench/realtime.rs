@@ -6,44 +6,41 @@
 //!    depend on the weights) and the embedded voice. Targets: first audio ≤ 500 ms, stream ≤ 1.05 × whole.
 //! 2. **Input streaming** ([`realtime_input`]): first audio on the `stream-input` socket after the first
 //!    clause of a reply sent word by word, against the streamed seed path's first byte for that clause.
-//! 3. **A realtime turn** over the WebSocket, the caller's speech sent in real time (20 ms chunks), recognised by
-//!    the whisper-base-size int8 model (at most 20 new tokens), answered by the scenario engine, spoken by the
-//!    embedded voice: voice-to-voice (end of the caller's speech → first reply audio, end-of-turn silence
-//!    included) with each stage's share. Target: p50 ≤ 1.0 s.
-//! 4. **Concurrent sessions** (1, 5, 10, 20), each speaking in real time: voice-to-voice p50 and p95, and how
-//!    far the sending fell behind real time; where recognition saturates shows as the voice-to-voice rise.
+//! 3. **Realtime turns** ([`realtime_turns`]) over the WebSocket, the caller's speech sent in real time,
+//!    recognised by the whisper-base-size int8 model (at most 20 new tokens) or the XLS-R-size int8 CTC model,
+//!    answered by the scenario engine, spoken by the embedded voice, in 1 to 40 sessions at once, with
+//!    recognition started when the caller falls quiet and without: voice-to-voice (end of the caller's speech →
+//!    first reply audio, end-of-turn silence included) p50 and p95, and how far the sending fell behind real
+//!    time; where recognition saturates shows as the voice-to-voice rise. Targets: one call ≤ 0.6 s, ten ≤ 1.2 s.
 //!
 //! Run: `bash tools/python-env.sh && cargo bench --bench realtime` (models are built once in target/bench-models;
 //! `-- streaming` runs the first two parts alone, `-- input` the second with the embedded voices alone, which
-//! needs no models). The neural voice is measured twice: with its split graphs (decoded
+//! needs no models; `-- turns` the third alone, `SAUTI_BENCH_RECOGNIZER=CTC` or `=whisper` the third with one recognizer). The neural voice is measured twice: with its split graphs (decoded
 //! window by window) and as one graph (each sentence whole).
 
 #[path = "python.rs"]
-mod python;
+pub(crate) mod python;
 #[path = "realtime_input.rs"]
 mod realtime_input;
+#[path = "realtime_turns.rs"]
+mod realtime_turns;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use base64::Engine as _;
-use futures_util::{SinkExt as _, StreamExt as _};
 use python::{root, run};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
-use tokio_tungstenite::tungstenite::Message;
 
-const KEY: &str = "bench-key-000001";
-const RUNS: usize = 5;
+pub(crate) const KEY: &str = "bench-key-000001";
+pub(crate) const RUNS: usize = 5;
 const TEXT_200: &str =
     "Habari ya asubuhi, karibu kwenye huduma ya benki yetu. Salio lako ni shilingi elfu kumi \
 na mbili. Ukitaka kutuma pesa, sema kiasi na namba ya simu ya mpokeaji. Asante kwa kutuchagua leo.";
-const CALLER: &str = "Nataka kujua salio la akaunti yangu ya akiba tafadhali.";
 
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Drop for Server {
@@ -53,7 +50,7 @@ impl Drop for Server {
     }
 }
 
-fn start_server(config: &Path, data: &Path, env: &[(&str, String)]) -> Server {
+pub(crate) fn start_server(config: &Path, data: &Path, env: &[(&str, String)]) -> Server {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sauti"));
     command
         .args(["serve", "--config"])
@@ -82,12 +79,12 @@ fn start_server(config: &Path, data: &Path, env: &[(&str, String)]) -> Server {
     Server { child, base }
 }
 
-fn median(values: Vec<f64>) -> f64 {
+pub(crate) fn median(values: Vec<f64>) -> f64 {
     percentile(values, 0.5)
 }
 
 /// The `q` quantile; NaN when nothing was measured.
-fn percentile(mut values: Vec<f64>, q: f64) -> f64 {
+pub(crate) fn percentile(mut values: Vec<f64>, q: f64) -> f64 {
     values.sort_by(f64::total_cmp);
     match values.len() {
         0 => f64::NAN,
@@ -124,96 +121,6 @@ fn streaming(server: &Server, voice: &str) -> [f64; 4] {
     }
     let (first, streamed, reference) = (median(first), median(streamed), median(reference));
     [first, streamed, reference, streamed / reference]
-}
-
-/// One realtime turn's timings in seconds after the caller stopped speaking: transcript, reply, first audio;
-/// and how far the sending fell behind real time.
-struct Turn {
-    transcript: f64,
-    reply: f64,
-    first_audio: f64,
-    send_lag: f64,
-}
-
-async fn turn(url: String, speech: std::sync::Arc<Vec<u8>>) -> Turn {
-    let mut request = url.into_client_request().unwrap();
-    request
-        .headers_mut()
-        .insert("xi-api-key", KEY.parse().unwrap());
-    let (socket, _) = tokio_tungstenite::connect_async(request)
-        .await
-        .expect("the socket opens");
-    let (mut sink, mut stream) = socket.split();
-    stream.next().await.expect("metadata").expect("metadata");
-    let chunk = |bytes: &[u8]| {
-        Message::Text(
-            serde_json::json!({ "user_audio_chunk": base64::engine::general_purpose::STANDARD.encode(bytes) })
-                .to_string()
-                .into(),
-        )
-    };
-    // When the speech ended and how late the sending ran, written by the sender as it goes (it is stopped,
-    // not joined, once the reply starts).
-    let spoke_until = std::sync::Arc::new(std::sync::OnceLock::<Instant>::new());
-    let lag = std::sync::Arc::new(std::sync::Mutex::new(0f64));
-    let sender = {
-        let (spoke_until, lag) = (
-            std::sync::Arc::clone(&spoke_until),
-            std::sync::Arc::clone(&lag),
-        );
-        tokio::spawn(async move {
-            let started = Instant::now();
-            let silence = vec![0u8; 640];
-            let spoken = speech.len().div_ceil(640);
-            let frames = speech
-                .chunks(640)
-                .chain(std::iter::repeat_n(&silence[..], 250));
-            for (i, frame) in frames.enumerate() {
-                let due = started + Duration::from_millis(20 * i as u64);
-                tokio::time::sleep_until(due.into()).await;
-                if let Ok(mut lag) = lag.lock() {
-                    *lag = lag.max(due.elapsed().as_secs_f64());
-                }
-                if sink.send(chunk(frame)).await.is_err() {
-                    break;
-                }
-                if i + 1 == spoken {
-                    let _ = spoke_until.set(Instant::now());
-                }
-            }
-        })
-    };
-    let (mut transcript, mut reply, mut audio) = (None, None, None);
-    while audio.is_none() {
-        let Some(Ok(Message::Text(text))) = stream.next().await else {
-            break;
-        };
-        let message: serde_json::Value = serde_json::from_str(text.as_str()).unwrap();
-        let now = Some(Instant::now());
-        match message["type"].as_str() {
-            Some("user_transcript") => transcript = now,
-            Some("agent_response") => reply = now,
-            Some("audio") => audio = now,
-            _ => {}
-        }
-    }
-    sender.abort();
-    let send_lag = lag.lock().map_or(f64::NAN, |l| *l);
-    let Some(&end) = spoke_until.get() else {
-        return Turn {
-            transcript: f64::NAN,
-            reply: f64::NAN,
-            first_audio: f64::NAN,
-            send_lag,
-        };
-    };
-    let after = |t: Option<Instant>| t.map_or(f64::NAN, |t| t.duration_since(end).as_secs_f64());
-    Turn {
-        transcript: after(transcript),
-        reply: after(reply),
-        first_audio: after(audio),
-        send_lag,
-    }
 }
 
 /// The same model without its split graphs (links to the whole graph and its text files), for comparison.
@@ -304,81 +211,35 @@ fn main() {
         &config,
         data.path(),
         &[
-            ("SAUTI__MODELS__ONNXRUNTIME", library),
+            ("SAUTI__MODELS__ONNXRUNTIME", library.clone()),
             ("SAUTI__ASR__MODEL", whisper.display().to_string()),
             ("SAUTI__ASR__VARIANT", "_quantized".into()),
             ("SAUTI__ASR__MAX_NEW_TOKENS", "20".into()),
         ],
     );
 
-    println!("## Streaming synthesis, 200 characters ({RUNS} runs, medians)\n");
-    println!("| voice | first audio ms | stream ms | whole (seed path) ms | stream / whole |");
-    println!("|---|---|---|---|---|");
-    for voice in ["mms-full", "mms-full-one-graph", "zuri"] {
-        let [first, streamed, whole, ratio] = streaming(&server, voice);
-        println!(
-            "| {voice} | {:.0} | {:.0} | {:.0} | {ratio:.3} |",
-            first * 1000.0,
-            streamed * 1000.0,
-            whole * 1000.0
-        );
-    }
+    let turns_only = std::env::args().any(|a| a == "turns");
+    if !turns_only {
+        println!("## Streaming synthesis, 200 characters ({RUNS} runs, medians)\n");
+        println!("| voice | first audio ms | stream ms | whole (seed path) ms | stream / whole |");
+        println!("|---|---|---|---|---|");
+        for voice in ["mms-full", "mms-full-one-graph", "zuri"] {
+            let [first, streamed, whole, ratio] = streaming(&server, voice);
+            println!(
+                "| {voice} | {:.0} | {:.0} | {:.0} | {ratio:.3} |",
+                first * 1000.0,
+                streamed * 1000.0,
+                whole * 1000.0
+            );
+        }
 
-    realtime_input::table(&server, &["mms-full", "zuri"]);
+        realtime_input::table(&server, &["mms-full", "zuri"]);
+    }
 
     if std::env::args().any(|a| a == "streaming") {
         return;
     }
 
-    let speech: Vec<u8> = {
-        use sauti::tts::Synthesizer as _;
-        let samples = sauti::tts::EmbeddedVoice::baraka()
-            .synthesize(CALLER, &sauti::tts::VoiceSettings::default())
-            .unwrap();
-        samples
-            .iter()
-            .flat_map(|&s| ((s.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes())
-            .collect()
-    };
-    let speech = std::sync::Arc::new(speech);
-    let url = server.base.replace("http://", "ws://")
-        + "/v1/voice-agent/realtime?scenario=banking&voice_id=zuri&end_of_turn_ms=500";
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    println!("\n## Realtime turns: end of the caller's speech to each event, seconds (end-of-turn silence 500 ms)\n");
-    println!("| sessions | turns | transcript p50 | reply p50 | first audio p50 (voice-to-voice) | first audio p95 | send lag max ms |");
-    println!("|---|---|---|---|---|---|---|");
-    for sessions in [1usize, 1, 5, 10, 20] {
-        let rounds = if sessions == 1 { RUNS } else { 2 };
-        let mut turns = Vec::new();
-        for _ in 0..rounds {
-            let batch = runtime.block_on(async {
-                let tasks: Vec<_> = (0..sessions)
-                    .map(|_| tokio::spawn(turn(url.clone(), std::sync::Arc::clone(&speech))))
-                    .collect();
-                let mut done = Vec::new();
-                for task in tasks {
-                    done.push(task.await.unwrap());
-                }
-                done
-            });
-            turns.extend(batch);
-        }
-        let column = |f: fn(&Turn) -> f64| {
-            turns
-                .iter()
-                .map(f)
-                .filter(|v| v.is_finite())
-                .collect::<Vec<f64>>()
-        };
-        println!(
-            "| {sessions} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.0} |",
-            turns.len(),
-            median(column(|t| t.transcript)),
-            median(column(|t| t.reply)),
-            median(column(|t| t.first_audio)),
-            percentile(column(|t| t.first_audio), 0.95),
-            column(|t| t.send_lag).into_iter().fold(0.0, f64::max) * 1000.0,
-        );
-    }
-    println!("\nThe first single-session row warms the models; the second is the measurement.");
+    drop(server);
+    realtime_turns::tables(&config, &library, &whisper);
 }

@@ -49,6 +49,8 @@ pub const REALTIME_TURN_JUDGEMENTS: &str = "sauti_realtime_turn_judgements_total
 pub const REALTIME_EARLY_RECOGNITIONS: &str = "sauti_realtime_early_recognitions_total";
 /// Milliseconds of audio transcribed, by engine.
 pub const ASR_AUDIO_MS: &str = "sauti_asr_audio_milliseconds_total";
+/// How long recognitions waited for a recognition worker (behind other work, their key's and others').
+pub const ASR_QUEUE_WAIT: &str = "sauti_asr_queue_wait_seconds";
 /// Recognition time over audio time, by engine.
 pub const ASR_REAL_TIME_FACTOR: &str = "sauti_asr_real_time_factor";
 /// Requests admitted and not yet finished, by actor.
@@ -103,6 +105,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
         .set_buckets_for_metric(Matcher::Full(HTTP_DURATION.into()), &latency)
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_REAL_TIME_FACTOR.into()), &rtf))
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(ASR_REAL_TIME_FACTOR.into()), &rtf))
+        .and_then(|b| b.set_buckets_for_metric(Matcher::Full(ASR_QUEUE_WAIT.into()), &latency))
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_FIRST_AUDIO.into()), &latency))
         .and_then(|b| {
             b.set_buckets_for_metric(Matcher::Full(REALTIME_VOICE_TO_VOICE.into()), &latency)

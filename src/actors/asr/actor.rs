@@ -1,6 +1,6 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -29,8 +29,8 @@ pub enum ToAsrActor {
         hints: Hints,
         /// Set when the caller stops waiting; recognition stops at its next window.
         cancel: Cancel,
-        /// Where the transcript goes.
-        reply: RpcReplyPort<Result<Transcript, RecognitionError>>,
+        /// Where the transcript goes, with how long the audio waited for a worker.
+        reply: RpcReplyPort<Result<(Transcript, Duration), RecognitionError>>,
     },
     /// Is a recognizer installed?
     Availability(RpcReplyPort<Result<(), RecognitionError>>),
@@ -124,6 +124,7 @@ impl Actor for AsrActor {
                     hints,
                     cancel: cancel.clone(),
                     reply,
+                    queued: Instant::now(),
                     _admitted: admitted,
                     _depth: Depth::counted(),
                     _tied: state.work.watch(&cancel),
@@ -144,7 +145,9 @@ struct Job {
     task: Task,
     hints: Hints,
     cancel: Cancel,
-    reply: RpcReplyPort<Result<Transcript, RecognitionError>>,
+    reply: RpcReplyPort<Result<(Transcript, Duration), RecognitionError>>,
+    /// When it was queued.
+    queued: Instant,
     _admitted: OwnedSemaphorePermit,
     _depth: Depth,
     _tied: Tied,
@@ -157,6 +160,8 @@ impl Job {
             ::metrics::counter!(metrics::CANCELLED_WORK, "actor" => "asr").increment(1);
             return;
         }
+        let waited = self.queued.elapsed();
+        ::metrics::histogram!(metrics::ASR_QUEUE_WAIT).record(waited.as_secs_f64());
         let outcome = work::catch("asr", || {
             #[cfg(feature = "fault-injection")]
             crate::actors::faults::maybe_panic("recognition");
@@ -170,7 +175,9 @@ impl Job {
             )
         });
         let _ = self.reply.send(match outcome {
-            Ok(outcome) => outcome.map_err(RecognitionError::from),
+            Ok(outcome) => outcome
+                .map(|transcript| (transcript, waited))
+                .map_err(RecognitionError::from),
             Err(fault) => Err(RecognitionError::Actor(fault)),
         });
     }

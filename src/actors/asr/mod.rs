@@ -63,6 +63,31 @@ impl AsrHandle {
         task: Task,
         hints: Hints,
     ) -> Result<Transcript, RecognitionError> {
+        self.recognise_queued(owner, samples, language, task, hints)
+            .await
+            .map(|(transcript, _)| transcript)
+    }
+
+    /// [`AsrHandle::transcribe`], with how long the audio waited for a recognition worker (behind other keys'
+    /// and its own key's work).
+    pub async fn transcribe_queued(
+        &self,
+        owner: &str,
+        samples: Arc<Vec<f32>>,
+        language: &str,
+    ) -> Result<(Transcript, Duration), RecognitionError> {
+        self.recognise_queued(owner, samples, language, Task::Transcribe, Hints::default())
+            .await
+    }
+
+    async fn recognise_queued(
+        &self,
+        owner: &str,
+        samples: Arc<Vec<f32>>,
+        language: &str,
+        task: Task,
+        hints: Hints,
+    ) -> Result<(Transcript, Duration), RecognitionError> {
         let (owner, language) = (owner.to_string(), language.to_string());
         // Cancels the work when this call ends however it ends (an answer, the deadline, a client gone).
         let cancel = Cancel::new();

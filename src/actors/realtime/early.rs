@@ -4,6 +4,7 @@
 //! with that audio takes the transcript; a caller who speaks again makes it stale, and it is dropped.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::oneshot;
 
@@ -15,15 +16,15 @@ use crate::telemetry::metrics::REALTIME_EARLY_RECOGNITIONS;
 pub struct Early {
     /// Samples of the audio being recognised.
     length: usize,
-    /// The transcript's text, or why there is none.
-    result: oneshot::Receiver<Result<String, String>>,
+    /// The transcript's text and how long it waited for a worker, or why there is none.
+    result: oneshot::Receiver<Result<(String, Duration), String>>,
     /// The recognition; dropping it stops the work.
     _task: OwnedTask,
 }
 
 impl Early {
-    /// The transcript, once recognised; an error when the recognition failed (the turn then recognises anew).
-    pub async fn text(self) -> Result<String, String> {
+    /// The transcript, once recognised, and how long it waited for a worker; an error when the recognition failed (the turn then recognises anew).
+    pub async fn text(self) -> Result<(String, Duration), String> {
         self.result
             .await
             .unwrap_or_else(|_| Err("the early recognition stopped".into()))
@@ -43,9 +44,9 @@ impl State {
         let audio = Arc::new(audio);
         let task = OwnedTask::spawn("realtime", async move {
             let transcript = asr
-                .transcribe(&owner, audio, crate::asr::DEFAULT_LANGUAGE)
+                .transcribe_queued(&owner, audio, crate::asr::DEFAULT_LANGUAGE)
                 .await
-                .map(|t| t.text.trim().to_string())
+                .map(|(t, queued)| (t.text.trim().to_string(), queued))
                 .map_err(|e| e.to_string());
             let _ = send.send(transcript);
         });

@@ -71,6 +71,30 @@ pub enum TurnEvent {
     Failed(String),
 }
 
+/// When a spoken turn's stages ended, logged once its first audio is out.
+struct Stages {
+    started: std::time::Instant,
+    /// Recognition (waiting for a worker included), and the wait alone.
+    recognised: Option<(std::time::Duration, std::time::Duration)>,
+    answered: std::time::Duration,
+}
+
+impl Stages {
+    fn log(&self) {
+        let ms = |d: std::time::Duration| d.as_millis() as u64;
+        let (recognise_ms, queued_ms) = self
+            .recognised
+            .map_or((0, 0), |(took, queued)| (ms(took), ms(queued)));
+        tracing::info!(
+            recognise_ms,
+            queued_ms,
+            dialogue_ms = ms(self.answered) - recognise_ms,
+            first_audio_ms = ms(self.started.elapsed()),
+            "realtime turn answered"
+        );
+    }
+}
+
 /// Where a turn stands in its call.
 pub struct Context {
     /// Set when the turn was spoken over the last reply and cut it: what the caller had heard of it.
@@ -115,6 +139,8 @@ async fn steps(
         variables,
     } = context;
     let mut keyed = false;
+    let started = std::time::Instant::now();
+    let mut recognised = None;
     let text = match said {
         Said::Keys(keys) => {
             keyed = true;
@@ -132,20 +158,21 @@ async fn steps(
                 end_call: false,
                 record: Box::new(crate::records::agent_turn(&said, &Default::default(), 0.0)),
             });
-            return speak(services, options, &rest, report).await;
+            return speak(services, options, &rest, report, None).await;
         }
         Said::Text(text) => text,
         Said::Audio(audio, early) => {
             let seconds = audio.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
             usage::record(Usage::RecognisedSeconds(seconds));
-            let text = match early {
+            let early = match early {
                 Some(early) => early.text().await.ok(),
                 None => None,
             };
-            let text = match text {
-                Some(text) => text,
+            let (text, queued) = match early {
+                Some(heard) => heard,
                 None => recognise(services, options, audio).await?,
             };
+            recognised = Some((started.elapsed(), queued));
             if text.is_empty() {
                 report(TurnEvent::Nothing);
                 return Ok(());
@@ -192,7 +219,12 @@ async fn steps(
         end_call: answered.end_call,
         record: Box::new(record),
     });
-    speak(services, options, &reply, report).await
+    let stages = Stages {
+        started,
+        recognised,
+        answered: started.elapsed(),
+    };
+    speak(services, options, &reply, report, Some(stages)).await
 }
 
 /// Speak `reply`, piece by piece as it is synthesised and encoded.
@@ -201,8 +233,12 @@ async fn speak(
     options: &SessionOptions,
     reply: &str,
     report: &impl Fn(TurnEvent),
+    stages: Option<Stages>,
 ) -> Result<(), String> {
     let (mut stream, first) = open(services, options, reply).await?;
+    if let Some(stages) = stages {
+        stages.log();
+    }
     let mut encoder = Encoder::new(options.format)?;
     let mut next = Some(Ok(first));
     while let Some(piece) = next {
@@ -237,15 +273,15 @@ async fn speak(
 
 /// A conversation waits for a busy stage rather than failing: the call again every quarter second, for up to
 /// ten seconds, while `busy` says the refusal was a full queue.
-/// The words of a turn's audio.
+/// The words of a turn's audio, and how long it waited for a recognition worker.
 async fn recognise(
     services: &Services,
     options: &SessionOptions,
     audio: Arc<Vec<f32>>,
-) -> Result<String, String> {
-    let transcript = patiently(
+) -> Result<(String, std::time::Duration), String> {
+    let (transcript, queued) = patiently(
         || {
-            services.asr.transcribe(
+            services.asr.transcribe_queued(
                 &options.owner,
                 Arc::clone(&audio),
                 crate::asr::DEFAULT_LANGUAGE,
@@ -255,7 +291,7 @@ async fn recognise(
     )
     .await
     .map_err(|e| e.to_string())?;
-    Ok(transcript.text.trim().to_string())
+    Ok((transcript.text.trim().to_string(), queued))
 }
 
 async fn patiently<T, E, F>(call: impl Fn() -> F, busy: impl Fn(&E) -> bool) -> Result<T, E>
