@@ -5,6 +5,9 @@
 
 pub mod silero;
 pub mod smart_turn;
+mod unfinished;
+
+pub use unfinished::unfinished;
 
 use std::sync::Arc;
 use std::time::Duration;

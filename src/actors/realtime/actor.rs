@@ -13,7 +13,7 @@ use super::keys::Keyed;
 use super::playing::Playing;
 use super::turn::{self, Said, TurnEvent};
 use super::{Inbound, Outbound, Services, SessionOptions};
-use crate::audio::vad::{StreamingVad, VadEvent, MAX_TURN_SAMPLES};
+use crate::audio::vad::{StreamingVad, MAX_TURN_SAMPLES};
 use crate::records::live::LiveRecord;
 
 /// Messages to a session.
@@ -240,49 +240,6 @@ impl Actor for SessionActor {
 }
 
 impl State {
-    /// Act on what the speech detector noticed.
-    async fn detected(&mut self, events: Vec<VadEvent>) {
-        for event in events {
-            match event {
-                VadEvent::SpeechStarted => {
-                    self.interim_restart();
-                    self.caller_started(true);
-                }
-                VadEvent::Paused { id, audio } => self.judge(id, audio),
-                VadEvent::Settled(audio) => self.settled(audio),
-                // Over before it was long enough to stop the reply: a murmur or a noise, not a turn.
-                VadEvent::TurnEnded(..) if std::mem::take(&mut self.barge) => {
-                    metrics::counter!(crate::telemetry::metrics::REALTIME_BACKCHANNELS, "kind" => "short")
-                        .increment(1);
-                }
-                VadEvent::TurnEnded(audio, by) => {
-                    self.interim_stop();
-                    metrics::counter!(crate::telemetry::metrics::REALTIME_TURN_ENDS, "by" => by.name())
-                        .increment(1);
-                    if self.admit().await {
-                        self.turn_ended(audio);
-                    }
-                }
-            }
-        }
-        self.resumed();
-        self.interim_next();
-        self.speaking_over();
-    }
-
-    /// Have the end-of-turn model judge a pause, off the session; its answer comes back as a message.
-    fn judge(&self, pause: u64, audio: Vec<f32>) {
-        let turns = std::sync::Arc::clone(&self.args.services.turns);
-        let myself = self.myself.clone();
-        tokio::task::spawn_blocking(move || {
-            let complete = turns.complete(&audio);
-            let judgement = if complete { "complete" } else { "incomplete" };
-            metrics::counter!(crate::telemetry::metrics::REALTIME_TURN_JUDGEMENTS, "judgement" => judgement)
-                .increment(1);
-            let _ = myself.send_message(ToSession::Judged { pause, complete });
-        });
-    }
-
     /// Queue an event for the client; a client too slow to take them ends the session. What the caller said,
     /// a reply they cut and the end of the call go into the call's record on their way.
     pub(super) fn send(&mut self, event: Outbound) {
@@ -305,7 +262,7 @@ impl State {
     }
 
     /// Count a turn against the key's limit; a refused turn is told to the client and not taken.
-    async fn admit(&mut self) -> bool {
+    pub(super) async fn admit(&mut self) -> bool {
         let owner = &self.args.options.owner;
         match self.args.services.gate.admit(owner).await {
             Ok(()) => true,
@@ -325,7 +282,7 @@ impl State {
     /// with this audio after it, as long as the two together are no longer than one turn may be; otherwise
     /// the older is dropped (and counted). A reply not yet spoken is dropped. So a session holds at most one
     /// turn's audio, and one recognition, at a time.
-    fn turn_ended(&mut self, audio: Vec<f32>) {
+    pub(super) fn turn_ended(&mut self, audio: Vec<f32>) {
         let mut early = self.early_for(&audio);
         let mut said = audio;
         if let Some(current) = self.current.take() {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::oneshot;
+use tokio::sync::watch;
 
 use super::actor::State;
 use crate::actors::work::OwnedTask;
@@ -16,19 +16,35 @@ use crate::telemetry::metrics::REALTIME_EARLY_RECOGNITIONS;
 pub struct Early {
     /// Samples of the audio being recognised.
     length: usize,
-    /// The transcript's text and how long it waited for a worker, or why there is none.
-    result: oneshot::Receiver<Result<(String, Duration), String>>,
+    /// The transcript's text and how long it waited for a worker, or why there is none, once known.
+    result: Heard,
     /// The recognition; dropping it stops the work.
     _task: OwnedTask,
 }
 
+/// Where an early recognition's outcome appears.
+pub type Heard = watch::Receiver<Option<Result<(String, Duration), String>>>;
+
 impl Early {
-    /// The transcript, once recognised, and how long it waited for a worker; an error when the recognition failed (the turn then recognises anew).
-    pub async fn text(self) -> Result<(String, Duration), String> {
-        self.result
-            .await
-            .unwrap_or_else(|_| Err("the early recognition stopped".into()))
+    /// The transcript, once recognised, and how long it waited for a worker; an error when the recognition
+    /// failed (the turn then recognises anew).
+    pub async fn text(mut self) -> Result<(String, Duration), String> {
+        match self.result.wait_for(Option::is_some).await {
+            Ok(outcome) => outcome.clone().unwrap_or_else(|| Err("no outcome".into())),
+            Err(_) => Err("the early recognition stopped".into()),
+        }
     }
+
+    /// A view of the outcome for another reader.
+    pub fn watch(&self) -> Heard {
+        self.result.clone()
+    }
+}
+
+/// The text an early recognition heard, once it has; `None` if it failed or stopped.
+pub async fn text_of(mut heard: Heard) -> Option<String> {
+    let outcome = heard.wait_for(Option::is_some).await.ok()?.clone()?;
+    outcome.ok().map(|(text, _)| text)
 }
 
 impl State {
@@ -38,7 +54,7 @@ impl State {
             metrics::counter!(REALTIME_EARLY_RECOGNITIONS, "outcome" => "discarded").increment(1);
         }
         let length = audio.len();
-        let (send, result) = oneshot::channel();
+        let (send, result) = watch::channel(None);
         let asr = self.args.services.asr.clone();
         let owner = self.args.options.owner.clone();
         let audio = Arc::new(audio);
@@ -48,7 +64,7 @@ impl State {
                 .await
                 .map(|(t, queued)| (t.text.trim().to_string(), queued))
                 .map_err(|e| e.to_string());
-            let _ = send.send(transcript);
+            let _ = send.send(Some(transcript));
         });
         self.early = Some(Early {
             length,

@@ -13,6 +13,7 @@ mod barge;
 pub mod call;
 mod early;
 mod handover;
+mod hearing;
 mod interim;
 mod keys;
 mod playing;

@@ -77,6 +77,7 @@ fuzz_target!(|data: &[u8]| {
     for event in [
         Outbound::Started { conversation_id: "conv_1".into(), format },
         Outbound::UserTranscript(String::from_utf8_lossy(rest).into_owned()),
+        Outbound::Tentative(String::from_utf8_lossy(rest).into_owned()),
         Outbound::Audio { event_id: 1, audio: rest.to_vec() },
         Outbound::Interruption { event_id: 1 },
         Outbound::Refused { detail: "over".into(), retry_after_seconds: Some(1) },
