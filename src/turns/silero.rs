@@ -6,7 +6,7 @@ use std::path::Path;
 
 use ort::value::Tensor;
 
-use crate::models::{self, ModelError, ModelSettings, SessionPool};
+use crate::models::{ModelError, ModelSettings, SessionPool};
 
 /// Samples the model reads at a time (32 ms at 16 kHz).
 pub const CHUNK: usize = 512;
@@ -29,27 +29,14 @@ impl std::fmt::Debug for Silero {
 impl Silero {
     /// Load `silero_vad.onnx` (the file, or the folder it is in), checking that it is the graph it claims.
     pub fn load(path: &Path, settings: &ModelSettings) -> Result<Self, ModelError> {
-        let file = if path.is_dir() {
-            path.join("silero_vad.onnx")
-        } else {
-            path.to_path_buf()
-        };
-        let limit = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
-        let (graph, settings) = (file.clone(), settings.clone());
-        let pool = SessionPool::new(limit, move || models::session(&graph, &settings, 1))?;
-        let inputs = pool.inspect(|session| {
-            session
-                .inputs()
-                .iter()
-                .map(|i| i.name().to_string())
-                .collect::<Vec<_>>()
-        })?;
-        if inputs != ["input", "state", "sr"] {
-            return Err(ModelError::invalid(
-                &file,
-                format!("not a Silero VAD graph (inputs {inputs:?}, expected input, state, sr)"),
-            ));
-        }
+        let (pool, file) = super::graph(
+            path,
+            "silero_vad.onnx",
+            2,
+            &["input", "state", "sr"],
+            "Silero VAD",
+            settings,
+        )?;
         let vad = Self { pool };
         // A graph that loads but does not run as Silero does is refused now, not on the first call.
         vad.stream()

@@ -8,7 +8,7 @@ use std::path::Path;
 use ort::value::Tensor;
 
 use crate::asr::mel::{LogMel, HOP};
-use crate::models::{self, ModelError, ModelSettings, SessionPool};
+use crate::models::{ModelError, ModelSettings, SessionPool};
 
 /// Audio the model reads: the last 8 s of the turn.
 pub const WINDOW: usize = 8 * 16_000;
@@ -29,27 +29,14 @@ impl std::fmt::Debug for SmartTurn {
 impl SmartTurn {
     /// Load the graph (a `.onnx` file, or the folder with `smart-turn-v3.2-cpu.onnx`).
     pub fn load(path: &Path, settings: &ModelSettings) -> Result<Self, ModelError> {
-        let file = if path.is_dir() {
-            path.join("smart-turn-v3.2-cpu.onnx")
-        } else {
-            path.to_path_buf()
-        };
-        let limit = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let (graph, settings) = (file.clone(), settings.clone());
-        let pool = SessionPool::new(limit, move || models::session(&graph, &settings, 1))?;
-        let inputs = pool.inspect(|session| {
-            session
-                .inputs()
-                .iter()
-                .map(|i| i.name().to_string())
-                .collect::<Vec<_>>()
-        })?;
-        if inputs != ["input_features"] {
-            return Err(ModelError::invalid(
-                &file,
-                format!("not a Smart Turn graph (inputs {inputs:?}, expected input_features)"),
-            ));
-        }
+        let (pool, file) = super::graph(
+            path,
+            "smart-turn-v3.2-cpu.onnx",
+            1,
+            &["input_features"],
+            "Smart Turn",
+            settings,
+        )?;
         let model = Self {
             pool,
             mel: LogMel::new(BINS),

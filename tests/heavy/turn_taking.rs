@@ -196,8 +196,8 @@ fn paused_sentence(server: &Server) -> Vec<f32> {
     audio
 }
 
-/// The caller says `audio` in real time, and the session has 3 s more to answer.
-fn spoken(server: &Server, audio: &[f32]) {
+/// A new session whose caller says `audio` in real time: the socket, and what it sent meanwhile.
+fn say_in_real_time(server: &Server, audio: &[f32]) -> (Socket, Vec<Value>) {
     let mut socket = open(
         &server.url(""),
         "/v1/voice-agent/realtime?output_format=pcm_16000",
@@ -210,6 +210,12 @@ fn spoken(server: &Server, audio: &[f32]) {
         let due = started + Duration::from_millis(100 * (i as u64 + 1));
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
     }
+    (socket, seen)
+}
+
+/// The caller says `audio` in real time, and the session has 3 s more to answer.
+fn spoken(server: &Server, audio: &[f32]) {
+    let (mut socket, mut seen) = say_in_real_time(server, audio);
     events_for(&mut socket, Duration::from_secs(3), &mut seen);
 }
 
@@ -293,18 +299,7 @@ fn interim_transcripts_come_before_the_turn_s_transcript() {
             .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / 32768.0),
     );
     audio.extend(vec![0f32; 2 * RATE]);
-    let mut socket = open(
-        &server.url(""),
-        "/v1/voice-agent/realtime?output_format=pcm_16000",
-    );
-    let mut seen = Vec::new();
-    until(&mut socket, "conversation_initiation_metadata", &mut seen);
-    let started = Instant::now();
-    for (i, chunk) in audio.chunks(RATE / 10).enumerate() {
-        send(&mut socket, chunk_message(chunk));
-        let due = started + Duration::from_millis(100 * (i as u64 + 1));
-        std::thread::sleep(due.saturating_duration_since(Instant::now()));
-    }
+    let (mut socket, mut seen) = say_in_real_time(&server, &audio);
     until(&mut socket, "user_transcript", &mut seen);
     let order: Vec<&str> = seen
         .iter()

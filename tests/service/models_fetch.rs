@@ -239,3 +239,133 @@ fn fetch_verifies_resumes_and_installs_atomically() {
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("known: voice, bad"));
 }
+
+/// A zip archive (as a Python wheel is) holding `members`.
+fn wheel(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in members {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+    out.into_inner()
+}
+
+#[test]
+fn a_model_inside_a_wheel_is_fetched_or_imported_from_it_and_checked() {
+    let graph = bytes(120_000, 7);
+    let package = wheel(&[
+        ("vad_pkg/__init__.py", b""),
+        ("vad_pkg/data/vad.onnx", &graph),
+        ("vad_pkg-1.0.dist-info/METADATA", b"Name: vad-pkg\n"),
+    ]);
+    let server = FileServer::start(
+        vec![
+            ("vad_pkg-1.0-py3-none-any.whl", package.clone()),
+            (
+                "changed-1.0-py3-none-any.whl",
+                wheel(&[("vad_pkg/data/vad.onnx", &graph[..1000])]),
+            ),
+        ],
+        &[],
+    );
+    let dir = common::temp_dir();
+    let entry = |name: &str, wheel: &str, archive_sha: &str| {
+        format!(
+            "[[model]]\nname = \"{name}\"\nkind = \"turns\"\ndescription = \"d\"\nlicence = \"MIT\"\ndir = \"{name}\"\n\
+             [[model.file]]\nurl = \"{}/{wheel}\"\narchive_sha256 = \"{archive_sha}\"\nmember = \"vad_pkg/data/vad.onnx\"\n\
+             path = \"vad.onnx\"\nsize = {}\nsha256 = \"{}\"\n",
+            server.base,
+            graph.len(),
+            sha(&graph)
+        )
+    };
+    let catalog = dir.path().join("catalog.toml");
+    std::fs::write(
+        &catalog,
+        entry("vad", "vad_pkg-1.0-py3-none-any.whl", &sha(&package))
+            + &entry("changed", "changed-1.0-py3-none-any.whl", &sha(&package)),
+    )
+    .unwrap();
+    let (catalog, models) = (catalog.to_str().unwrap(), dir.path().join("models"));
+    let models = models.to_str().unwrap();
+
+    // Fetched: the wheel is downloaded and checked, the member taken out, checked and installed alone.
+    let fetched = sauti(&[
+        "models",
+        "fetch",
+        "vad",
+        "--catalog",
+        catalog,
+        "--dir",
+        models,
+    ]);
+    assert!(
+        fetched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+    let installed = Path::new(models).join("vad");
+    assert_eq!(std::fs::read(installed.join("vad.onnx")).unwrap(), graph);
+    let names: Vec<String> = std::fs::read_dir(&installed)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert_eq!(names, ["vad.onnx"], "nothing else of the wheel is kept");
+
+    // A wheel that is not the published one is refused before anything is taken out of it.
+    let refused = sauti(&[
+        "models",
+        "fetch",
+        "changed",
+        "--catalog",
+        catalog,
+        "--dir",
+        models,
+    ]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("sha256"));
+    assert!(!Path::new(models).join("changed").exists());
+
+    // Imported from the wheel file itself, without a network: the same file, checked the same way.
+    let file = dir.path().join("vad_pkg-1.0-py3-none-any.whl");
+    std::fs::write(&file, &package).unwrap();
+    let other = dir.path().join("other");
+    let imported = sauti(&[
+        "models",
+        "import",
+        file.to_str().unwrap(),
+        "--name",
+        "vad",
+        "--catalog",
+        catalog,
+        "--dir",
+        other.to_str().unwrap(),
+    ]);
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    assert_eq!(std::fs::read(other.join("vad/vad.onnx")).unwrap(), graph);
+    // A wheel without the file names what is missing.
+    let empty = dir.path().join("empty.whl");
+    std::fs::write(&empty, wheel(&[("x/y.py", b"")])).unwrap();
+    let missing = sauti(&[
+        "models",
+        "import",
+        empty.to_str().unwrap(),
+        "--name",
+        "vad",
+        "--catalog",
+        catalog,
+        "--dir",
+        dir.path().join("third").to_str().unwrap(),
+    ]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("holds no vad.onnx"));
+}
