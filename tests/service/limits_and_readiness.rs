@@ -151,7 +151,10 @@ fn readiness_fails_when_the_jobs_table_cannot_be_read() {
     let ready = get(&server.url("/readyz"), None);
     assert_eq!(ready.status, 200);
     // Without the turn-taking models, sessions detect speech by its energy and end turns after a silence.
-    assert_eq!(ready.json()["turns"], serde_json::json!({"vad": "energy", "smart_turn": false}));
+    assert_eq!(
+        ready.json()["turns"],
+        serde_json::json!({"vad": "energy", "smart_turn": false})
+    );
     assert!(server.terminate(Duration::from_secs(20)).is_some());
 
     // Overwrite the jobs table's root page with garbage, leaving the rest of the file as it was.
