@@ -176,13 +176,8 @@ pub async fn serve(
         graph.jobs.waker(),
         records.clone(),
     );
-    let turns =
-        crate::turns::TurnModels::load(&settings.turns, &settings.models).map_err(|problem| {
-            ConfigError::Invalid {
-                key: "turns",
-                problem,
-            }
-        })?;
+    let turns = crate::turns::TurnModels::load(&settings.turns, &settings.models)
+        .map_err(|(key, problem)| ConfigError::Invalid { key, problem })?;
     let stopping = tokio_util::sync::CancellationToken::new();
     let ops = crate::ops::Service {
         settings: Arc::clone(&settings),

@@ -29,8 +29,12 @@ pub struct TurnModels {
 
 impl TurnModels {
     /// Load what the settings ask for: a model that is asked for by name (not `auto`) and cannot be loaded
-    /// stops start-up; one that `auto` finds missing leaves the energy detector or the fixed silence.
-    pub fn load(settings: &TurnSettings, models: &ModelSettings) -> Result<Self, String> {
+    /// stops start-up (the setting that asked, and why); one that `auto` finds missing leaves the energy
+    /// detector or the fixed silence.
+    pub fn load(
+        settings: &TurnSettings,
+        models: &ModelSettings,
+    ) -> Result<Self, (&'static str, String)> {
         let silero = match settings.vad {
             Detector::Energy => None,
             wanted => match Silero::load(&models.dir.join(&settings.silero_model), models) {
@@ -39,13 +43,17 @@ impl TurnModels {
                     tracing::info!(%error, "no Silero VAD: realtime sessions use the energy detector (sauti models fetch silero-vad)");
                     None
                 }
-                Err(error) => return Err(format!("turns.vad = \"silero\": {error}")),
+                Err(error) => {
+                    let problem = format!("= \"silero\" but it cannot be loaded: {error}");
+                    return Err(("turns.vad", problem));
+                }
             },
         };
         let smart_turn = if settings.smart_turn {
             let path = models.dir.join(&settings.smart_turn_model);
             let model = SmartTurn::load(&path, models).map_err(|e| {
-                format!("turns.smart_turn = true: {e} (sauti models fetch smart-turn-v3)")
+                let problem = format!("= true: {e} (sauti models fetch smart-turn-v3)");
+                ("turns.smart_turn", problem)
             })?;
             Some(Arc::new(model))
         } else {

@@ -175,6 +175,16 @@ fn invalid_configuration_stops_start_up_naming_the_key() {
         ("SAUTI__SERVER__IO_THREADS", "many", "server.io_threads"),
         ("SAUTI__SERVER__IO_THREADS", "100000", "server.io_threads"),
         ("SAUTI__TTS__DEFAULT_VOICE", "nobody", "tts.default_voice"),
+        ("SAUTI__TURNS__VAD", "always", "turns.vad"),
+        ("SAUTI__TURNS__VAD_THRESHOLD", "2", "turns.vad_threshold"),
+        (
+            "SAUTI__TURNS__EARLY_RECOGNITION_MS",
+            "50",
+            "turns.early_recognition_ms",
+        ),
+        // A model asked for by name that is not installed stops start-up, saying what to install.
+        ("SAUTI__TURNS__VAD", "silero", "turns.vad = \"silero\""),
+        ("SAUTI__TURNS__SMART_TURN", "true", "smart-turn-v3"),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_sauti"))
             .arg("serve")
