@@ -54,8 +54,10 @@ impl Routed {
                 max_new_tokens: asr.max_new_tokens,
                 variant: asr.variant.clone(),
             };
+            let window = std::time::Duration::from_millis(asr.batch_window_ms);
             loaded(
-                Whisper::load(&dir, &options).map(|m| Arc::new(m) as Arc<dyn Recognizer>),
+                Whisper::load(&dir, &options)
+                    .map(|m| Arc::new(m.batched(asr.batch_size, window)) as Arc<dyn Recognizer>),
                 "the Whisper model",
                 &asr.catalog,
                 &dir,
@@ -168,7 +170,9 @@ fn load_ctc(settings: &Settings, route: &CtcRoute) -> Result<Arc<Ctc>, String> {
             ..SearchOptions::default()
         },
     };
-    let ctc = Ctc::load(&dir, &options).map(Arc::new);
+    let window = std::time::Duration::from_millis(settings.asr.batch_window_ms);
+    let ctc =
+        Ctc::load(&dir, &options).map(|m| Arc::new(m.batched(settings.asr.batch_size, window)));
     let typed = ctc.as_ref().ok().cloned();
     loaded(
         ctc.map(|m| m as Arc<dyn Recognizer>),

@@ -393,6 +393,12 @@ impl Settings {
         if self.asr.workers == 0 {
             return invalid("asr.workers", "must be at least 1");
         }
+        if !(1..=64).contains(&self.asr.batch_size) {
+            return invalid("asr.batch_size", "must be 1 to 64");
+        }
+        if self.asr.batch_window_ms > 100 {
+            return invalid("asr.batch_window_ms", "must be 0 to 100");
+        }
         if self.asr.max_new_tokens == 0 {
             return invalid("asr.max_new_tokens", "must be at least 1");
         }

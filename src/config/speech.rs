@@ -135,6 +135,12 @@ pub struct AsrSettings {
     /// Workers one API key may hold at once (its other uploads wait their turn while other keys' uploads are
     /// recognised); 0 = all but one (at least one).
     pub workers_per_key: usize,
+    /// Recognitions' model runs gathered into one batched run: the Whisper encoder's windows, and CTC stretches
+    /// of one length. 1 = every run alone; above 1 each worker runs up to this many recognitions, whose model
+    /// runs share batches.
+    pub batch_size: usize,
+    /// How long a batch waits for more runs when it is not full, in milliseconds (0: it takes what is waiting).
+    pub batch_window_ms: u64,
     /// Tokens decoded at most per 30-second window.
     pub max_new_tokens: usize,
     /// Largest audio upload in bytes (speech recognition and agent audio turns).
@@ -252,6 +258,13 @@ impl AsrSettings {
     }
 }
 
+impl AsrSettings {
+    /// Recognitions running at once: the workers, each with its share of a batch.
+    pub fn recognitions_at_once(&self) -> usize {
+        self.workers.max(1) * self.batch_size.max(1)
+    }
+}
+
 impl Default for AsrSettings {
     fn default() -> Self {
         Self {
@@ -261,6 +274,8 @@ impl Default for AsrSettings {
             workers: 1,
             queue: 8,
             workers_per_key: 0,
+            batch_size: 1,
+            batch_window_ms: 0,
             max_new_tokens: 224,
             max_upload_bytes: 25 * 1024 * 1024,
             ctc: Vec::new(),

@@ -7,6 +7,7 @@
 //! `ORT_DYLIB_PATH` environment variable.
 
 pub mod archive;
+pub mod batch;
 pub mod catalog;
 pub mod fetch;
 pub mod import;

@@ -51,6 +51,8 @@ pub const REALTIME_EARLY_RECOGNITIONS: &str = "sauti_realtime_early_recognitions
 pub const ASR_AUDIO_MS: &str = "sauti_asr_audio_milliseconds_total";
 /// How long recognitions waited for a recognition worker (behind other work, their key's and others').
 pub const ASR_QUEUE_WAIT: &str = "sauti_asr_queue_wait_seconds";
+/// Inputs per batched model run, by model (`whisper-encoder`, `ctc`).
+pub const MODEL_BATCH_SIZE: &str = "sauti_model_batch_size";
 /// Recognition time over audio time, by engine.
 pub const ASR_REAL_TIME_FACTOR: &str = "sauti_asr_real_time_factor";
 /// Requests admitted and not yet finished, by actor.
@@ -101,11 +103,13 @@ pub fn install() -> Option<&'static PrometheusHandle> {
     let rtf = [
         0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0,
     ];
+    let sizes = [1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0];
     let recorder = PrometheusBuilder::new()
         .set_buckets_for_metric(Matcher::Full(HTTP_DURATION.into()), &latency)
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_REAL_TIME_FACTOR.into()), &rtf))
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(ASR_REAL_TIME_FACTOR.into()), &rtf))
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(ASR_QUEUE_WAIT.into()), &latency))
+        .and_then(|b| b.set_buckets_for_metric(Matcher::Full(MODEL_BATCH_SIZE.into()), &sizes))
         .and_then(|b| b.set_buckets_for_metric(Matcher::Full(TTS_FIRST_AUDIO.into()), &latency))
         .and_then(|b| {
             b.set_buckets_for_metric(Matcher::Full(REALTIME_VOICE_TO_VOICE.into()), &latency)

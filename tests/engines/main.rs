@@ -10,6 +10,7 @@ mod agent_properties;
 mod audio_declared_sizes;
 mod audio_decode;
 mod audio_properties;
+mod batching;
 mod ctc;
 mod ctc_beam;
 mod embedded_voice;

@@ -176,6 +176,8 @@ fn invalid_configuration_stops_start_up_naming_the_key() {
         ("SAUTI__SERVER__IO_THREADS", "100000", "server.io_threads"),
         ("SAUTI__TTS__DEFAULT_VOICE", "nobody", "tts.default_voice"),
         ("SAUTI__TURNS__VAD", "always", "turns.vad"),
+        ("SAUTI__ASR__BATCH_SIZE", "0", "asr.batch_size"),
+        ("SAUTI__ASR__BATCH_WINDOW_MS", "1000", "asr.batch_window_ms"),
         ("SAUTI__TURNS__VAD_THRESHOLD", "2", "turns.vad_threshold"),
         (
             "SAUTI__TURNS__EARLY_RECOGNITION_MS",

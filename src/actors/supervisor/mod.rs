@@ -67,11 +67,13 @@ impl Graph {
         };
         let asr = AsrArgs {
             recognizer,
-            admission: Arc::new(Semaphore::new(settings.asr.workers + settings.asr.queue)),
+            admission: Arc::new(Semaphore::new(
+                settings.asr.recognitions_at_once() + settings.asr.queue,
+            )),
             pool: Arc::new(
                 WorkerPool::new(
                     "sauti-recog",
-                    settings.asr.workers,
+                    settings.asr.recognitions_at_once(),
                     settings.asr.workers_per_key,
                 )
                 .map_err(|e| ractor::SpawnErr::StartupFailed(e.into()))?,

@@ -23,6 +23,7 @@ use self::beam::{Hotwords, Search, SearchOptions};
 use self::files::CtcFiles;
 use self::lm::{LanguageModel, Weights};
 use super::{AsrError, Hints, Recognizer, Segment, Task, Transcript, Word};
+use crate::models::batch::{Batcher, Batching};
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
 
 /// Sample rate the models read.
@@ -53,6 +54,8 @@ pub struct CtcOptions {
 /// A loaded CTC model.
 pub struct Ctc {
     pool: SessionPool<Session>,
+    /// Stretches of the same length from concurrent recognitions, run as one batch.
+    batcher: Batcher<Vec<f32>, (Vec<f32>, usize)>,
     input: String,
     vocabulary: Vocabulary,
     normalize: bool,
@@ -96,6 +99,7 @@ impl Ctc {
             lm,
             search: options.search,
             pool,
+            batcher: Batcher::new("ctc", Batching::alone(options.sessions)),
             input,
             vocabulary: described.vocabulary,
             normalize: described.normalize,
@@ -116,14 +120,43 @@ impl Ctc {
             .unwrap_or(0)
     }
 
+    /// Run stretches of audio of the same length from concurrent recognitions as one batch of up to `max`, the
+    /// first waiting up to `window` for company. A stretch gives the same scores batched as alone: the model
+    /// reads each row of a batch on its own, and only stretches of one length share a run, so none is padded.
+    pub fn batched(mut self, max: usize, window: std::time::Duration) -> Self {
+        let leaders = self.batcher.batching().leaders;
+        self.batcher = Batcher::new(
+            "ctc",
+            Batching {
+                max,
+                window,
+                leaders,
+            },
+        );
+        self
+    }
+
+    /// Batched runs so far and the stretches they held.
+    pub fn batch_counts(&self) -> (u64, u64) {
+        self.batcher.counts()
+    }
+
     /// The token scores of one stretch of audio: `[frames, vocabulary]` row-major, and the row width.
     pub fn logits(&self, samples: &[f32]) -> Result<(Vec<f32>, usize), AsrError> {
         let input = self.prepare(samples);
-        let n = input.len();
+        self.batcher
+            .run(input.len(), input, |inputs| self.run_batch(inputs))
+            .map_err(AsrError::Engine)
+    }
+
+    /// The token scores of stretches of one length, run as one batch.
+    fn run_batch(&self, inputs: Vec<Vec<f32>>) -> Result<Vec<(Vec<f32>, usize)>, String> {
+        let (rows, n) = (inputs.len(), inputs.first().map_or(0, Vec::len));
         let name = self.input.clone();
         self.pool
-            .with(|session| -> Result<(Vec<f32>, usize), String> {
-                let tensor = Tensor::from_array(([1usize, n], input)).map_err(|e| e.to_string())?;
+            .with(|session| -> Result<Vec<(Vec<f32>, usize)>, String> {
+                let tensor =
+                    Tensor::from_array(([rows, n], inputs.concat())).map_err(|e| e.to_string())?;
                 let outputs = session
                     .run(ort::inputs![name => tensor])
                     .map_err(|e| e.to_string())?;
@@ -131,10 +164,17 @@ impl Ctc {
                     .try_extract_tensor::<f32>()
                     .map_err(|e| e.to_string())?;
                 let width = shape.last().copied().unwrap_or(0).max(0) as usize;
-                Ok((scores.to_vec(), width))
+                let each = scores.len() / rows.max(1);
+                if each == 0 {
+                    return Ok(vec![(Vec::new(), width); rows]);
+                }
+                Ok(scores
+                    .chunks_exact(each)
+                    .take(rows)
+                    .map(|row| (row.to_vec(), width))
+                    .collect())
             })
-            .map_err(|e| AsrError::Engine(e.to_string()))?
-            .map_err(AsrError::Engine)
+            .map_err(|e| e.to_string())?
     }
 
     /// The waveform as the model reads it: zero mean and unit variance when the model was trained so.

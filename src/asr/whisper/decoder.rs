@@ -116,6 +116,36 @@ impl Graphs {
             .ok_or_else(|| "the encoder gave no output".to_string())
     }
 
+    /// Encoder states for several windows of features at once, one value (`[1, frames, width]`) per window:
+    /// each row of the batch is encoded on its own, so a window's states are those it has alone.
+    pub fn encode_rows(
+        &mut self,
+        rows: Vec<Vec<f32>>,
+        bins: usize,
+    ) -> Result<Vec<DynValue>, String> {
+        let count = rows.len();
+        let frames = rows.first().map_or(0, |row| row.len() / bins.max(1));
+        let input = Tensor::from_array(([count, bins, frames], rows.concat())).map_err(engine)?;
+        let outputs = self
+            .encoder
+            .run(vec![("input_features", SessionInputValue::from(input))])
+            .map_err(engine)?;
+        let (shape, states) = outputs[0].try_extract_tensor::<f32>().map_err(engine)?;
+        let dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        let [_, steps, width] = dims[..] else {
+            return Err(format!("the encoder gave states of shape {dims:?}"));
+        };
+        states
+            .chunks_exact((steps * width).max(1))
+            .take(count)
+            .map(|row| {
+                Tensor::from_array(([1usize, steps, width], row.to_vec()))
+                    .map(|t| t.into_dyn())
+                    .map_err(engine)
+            })
+            .collect()
+    }
+
     /// Greedy decoding after `prompt`, over the encoder `states`: the generated tokens, end-of-text excluded.
     pub fn decode(
         &mut self,

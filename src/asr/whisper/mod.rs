@@ -19,6 +19,7 @@ use self::files::{read_json, GenerationConfig, ModelConfig, WhisperFiles};
 use self::timestamps::Timestamps;
 use super::mel::{LogMel, SAMPLE_RATE, WINDOW_SAMPLES};
 use super::{windows, AsrError, Hints, Recognizer, Segment, Task, Transcript};
+use crate::models::batch::{Batcher, Batching};
 use crate::models::{self, ModelError, ModelSettings, SessionPool};
 
 /// How to load a model.
@@ -50,6 +51,8 @@ struct Prompt {
 /// A loaded Whisper model.
 pub struct Whisper {
     pool: SessionPool<Graphs>,
+    /// Windows of concurrent recognitions encoded as one batch (when batching is on).
+    encoder: Batcher<Vec<f32>, ort::value::DynValue>,
     mel: LogMel,
     tokenizer: Tokenizer,
     prompt: Prompt,
@@ -160,6 +163,7 @@ impl Whisper {
         })?;
         Ok(Self {
             pool,
+            encoder: Batcher::new("whisper-encoder", Batching::alone(options.sessions)),
             mel: LogMel::new(config.num_mel_bins),
             tokenizer,
             prompt,
@@ -308,13 +312,46 @@ impl Whisper {
             .min(self.max_target_positions.saturating_sub(prompt.len()));
         let features = self.mel.features(samples);
         let bins = self.mel.bins();
-        self.pool
-            .with(|graphs| {
+        let decoded = match self.encoder.batching().max {
+            1 => self.pool.with(|graphs| {
                 let states = graphs.encode(features, bins)?;
                 graphs.decode(&states, &prompt, &greedy)
-            })
+            }),
+            _ => {
+                let states = self
+                    .encoder
+                    .run(0, features, |rows| {
+                        self.pool
+                            .with(|graphs| graphs.encode_rows(rows, bins))
+                            .map_err(|e| e.to_string())?
+                    })
+                    .map_err(AsrError::Engine)?;
+                self.pool
+                    .with(|graphs| graphs.decode(&states, &prompt, &greedy))
+            }
+        };
+        decoded
             .map_err(|e| AsrError::Engine(e.to_string()))?
             .map_err(AsrError::Engine)
+    }
+
+    /// Encode the windows of up to `max` concurrent recognitions as one batch, the first waiting up to `window`
+    /// for company. Every window is 30 s of features, so any windows can share a run, and each is encoded as it
+    /// would be alone; decoding stays one window at a time.
+    pub fn batched(mut self, max: usize, window: std::time::Duration) -> Self {
+        let leaders = self.encoder.batching().leaders;
+        let batching = Batching {
+            max,
+            window,
+            leaders,
+        };
+        self.encoder = Batcher::new("whisper-encoder", batching);
+        self
+    }
+
+    /// Batched encoder runs so far and the windows they held.
+    pub fn batch_counts(&self) -> (u64, u64) {
+        self.encoder.counts()
     }
 
     /// The text of generated tokens (special tokens dropped, outer spaces trimmed).
