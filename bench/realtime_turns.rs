@@ -2,7 +2,7 @@
 //! chunks), recognised by the whisper-base-size int8 model or the XLS-R-size int8 CTC model (random weights;
 //! speed does not depend on them), answered by the scenario engine and spoken by the embedded voice, in 1 to 40
 //! sessions at once, with recognition started when the caller falls quiet (`turns.early_recognition_ms`) and
-//! without it. Voice-to-voice is the end of the caller's speech to the first reply audio, the 500 ms end-of-turn
+//! without it, and with the recognitions' model runs batched (`asr.batch_size`). Voice-to-voice is the end of the caller's speech to the first reply audio, the 500 ms end-of-turn
 //! silence included.
 
 use std::path::Path;
@@ -18,7 +18,7 @@ use super::{median, percentile, start_server, KEY, RUNS};
 
 const CALLER: &str = "Nataka kujua salio la akaunti yangu ya akiba tafadhali.";
 
-/// The tables: each recognizer with and without early recognition.
+/// The tables: each recognizer with and without early recognition, and batched.
 pub fn tables(voices: &Path, library: &str, whisper: &Path) {
     let ctc = root().join("target/bench-models/ctc-xlsr-300m");
     let python = root().join("target/py/bin/python");
@@ -67,7 +67,8 @@ pub fn tables(voices: &Path, library: &str, whisper: &Path) {
         if !only.is_empty() && !name.starts_with(&only) {
             continue;
         }
-        for early in ["0", "200"] {
+        // (early recognition ms, batch size): without and with early recognition, then batched.
+        for (early, batch) in [("0", "1"), ("200", "1"), ("200", "8")] {
             let data = tempfile::tempdir().unwrap();
             let server = start_server(
                 &config,
@@ -78,13 +79,16 @@ pub fn tables(voices: &Path, library: &str, whisper: &Path) {
                     ("SAUTI__ASR__VARIANT", "_quantized".into()),
                     ("SAUTI__ASR__MAX_NEW_TOKENS", "20".into()),
                     ("SAUTI__TURNS__EARLY_RECOGNITION_MS", early.into()),
+                    ("SAUTI__ASR__BATCH_SIZE", batch.into()),
+                    ("SAUTI__ASR__BATCH_WINDOW_MS", "10".into()),
                 ],
             );
             let url = server.base.replace("http://", "ws://")
                 + "/v1/voice-agent/realtime?scenario=banking&voice_id=zuri&end_of_turn_ms=500";
-            let when = match early {
-                "0" => "recognised once the turn ends",
-                _ => "recognised from 200 ms into the silence",
+            let when = match (early, batch) {
+                ("0", _) => "recognised once the turn ends",
+                (_, "1") => "recognised from 200 ms into the silence",
+                _ => "recognised from 200 ms into the silence, batches of up to 8 (10 ms window)",
             };
             println!(
                 "\n## Realtime turns, {name}, {when}: seconds after the caller's speech ends\n"

@@ -19,6 +19,16 @@ const UPLOADS: [(&str, &str, f64); 5] = [
 /// A server whose `[[asr.ctc]]` routes Swahili to `ctc_model` (catalog entry `swahili-test`) and whose Whisper is
 /// `whisper_model`.
 fn start(data: &tempfile::TempDir, ctc_model: &str, whisper_model: &str) -> Server {
+    start_with(data, ctc_model, whisper_model, &[])
+}
+
+/// [`start`] with more settings.
+fn start_with(
+    data: &tempfile::TempDir,
+    ctc_model: &str,
+    whisper_model: &str,
+    more: &[(&str, &str)],
+) -> Server {
     let config = data.path().join("routes.toml");
     std::fs::write(
         &config,
@@ -29,16 +39,14 @@ fn start(data: &tempfile::TempDir, ctc_model: &str, whisper_model: &str) -> Serv
     )
     .unwrap();
     let library = common::onnxruntime();
-    Server::start_with_config(
-        data.path(),
-        &config,
-        &[
-            ("SAUTI__ASR__MODEL", whisper_model),
-            ("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap()),
-            ("SAUTI__ASR__MAX_NEW_TOKENS", "8"),
-            ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
-        ],
-    )
+    let mut env = vec![
+        ("SAUTI__ASR__MODEL", whisper_model),
+        ("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap()),
+        ("SAUTI__ASR__MAX_NEW_TOKENS", "8"),
+        ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+    ];
+    env.extend_from_slice(more);
+    Server::start_with_config(data.path(), &config, &env)
 }
 
 fn fixture(path: &str) -> String {
@@ -252,5 +260,62 @@ fn other_languages_go_to_whisper_and_a_missing_model_is_named() {
     assert!(
         detail.contains("sauti models fetch whisper-base"),
         "{detail}"
+    );
+}
+
+/// Every upload in both languages, sent all at once to a server that batches and one by one to a server that
+/// does not: the same transcripts and word times, and the batched server's metrics show batches of more than one.
+#[test]
+fn recognitions_batched_together_answer_as_each_alone() {
+    let (one, two) = (common::temp_dir(), common::temp_dir());
+    let models = (fixture("ctc/model"), fixture("whisper/model"));
+    let alone = start(&one, &models.0, &models.1);
+    let batching = [
+        ("SAUTI__ASR__BATCH_SIZE", "8"),
+        ("SAUTI__ASR__BATCH_WINDOW_MS", "100"),
+    ];
+    let batched = start_with(&two, &models.0, &models.1, &batching);
+    let requests: Vec<(&str, &str, &str)> = UPLOADS
+        .iter()
+        .flat_map(|&(file, media, _)| [(file, media, "sw"), (file, media, "en")])
+        .collect();
+    let ask = |server: &Server, (file, media, language): (&str, &str, &str)| {
+        let fields = [("response_format", "verbose_json"), ("language", language)];
+        let reply = transcribe(server, file, media, &fields);
+        assert_eq!(reply.status, 200, "{file} {language}");
+        let body = reply.json();
+        (
+            body["text"].clone(),
+            body["words"].clone(),
+            body["segments"].clone(),
+        )
+    };
+    let expected: Vec<_> = requests.iter().map(|&r| ask(&alone, r)).collect();
+    let (server, ask) = (&batched, &ask);
+    let answers: Vec<_> = std::thread::scope(|scope| {
+        let threads: Vec<_> = requests
+            .iter()
+            .map(|&r| scope.spawn(move || ask(server, r)))
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    for ((request, got), want) in requests.iter().zip(&answers).zip(&expected) {
+        assert_eq!(got, want, "{request:?}");
+    }
+    let metrics = String::from_utf8(common::get(&batched.url("/metrics"), None).body).unwrap();
+    let value = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .filter(|l| l.starts_with(name))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    let (runs, inputs) = (
+        value("sauti_model_batch_size_count"),
+        value("sauti_model_batch_size_sum"),
+    );
+    assert!(
+        runs > 0.0 && inputs > runs,
+        "{runs} runs for {inputs} inputs:\n{metrics}"
     );
 }
