@@ -12,7 +12,7 @@ number, eSpeak NG's Swahili (tests/fixtures/clone/low.wav), each with line noise
 the phone band (8 kHz mu-law and back).
 
 Three steps, each in the Python that has what it needs (dev-only):
-    python3 tools/make_turn_fixtures.py audio
+    PYTHONPATH=$(bash tools/pypi.sh frameworks) python3 tools/make_turn_fixtures.py audio
     target/py/bin/pip install silero-vad==6.2.3 && target/py/bin/python tools/make_turn_fixtures.py silero
     PYTHONPATH=$(bash tools/pypi.sh frameworks) python3 tools/make_turn_fixtures.py smart-turn
 """

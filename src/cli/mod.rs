@@ -12,6 +12,7 @@ mod stt_eval;
 mod text;
 mod tts;
 mod usage;
+mod voices;
 
 use std::process::ExitCode;
 
@@ -55,10 +56,11 @@ enum Command {
     ///
     /// Example: sauti converse --scenario banking --save-audio turns/
     Converse(agent::ConverseArgs),
-    /// List voices: the built-in ones, or a server's with --remote.
+    /// List voices: the built-in ones, or a server's with --remote; `sauti voices similarity REF OUT` measures
+    /// how alike two recordings' speakers sound.
     ///
     /// Example: sauti voices --remote --server http://127.0.0.1:8080 --api-key sk_sauti_…
-    Voices(client::VoicesArgs),
+    Voices(voices::VoicesArgs),
     /// Follow synthesis jobs on a server.
     #[command(subcommand)]
     Jobs(client::JobsCommand),
@@ -83,7 +85,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tts(args) => tts::run(args),
         Command::Scenario(command) => return scenario::run(command),
         Command::Converse(args) => agent::run(args),
-        Command::Voices(args) => client::voices(args),
+        Command::Voices(args) => voices::run(args),
         Command::Jobs(command) => client::jobs(command),
         Command::Models(command) => models::run(command),
         Command::Stt(args) => stt::run(args),

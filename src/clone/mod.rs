@@ -4,8 +4,10 @@
 //! synthesis by PSOLA pitch shifting and formant warping. The profile is what is stored; the voice is rebuilt
 //! from it at start-up.
 
+pub mod neural;
 pub mod profile;
 pub mod speaker;
+pub mod tone;
 
 use std::sync::Arc;
 
@@ -27,9 +29,18 @@ pub const MAX_NAME_CHARS: usize = 100;
 /// A cloned voice, speaking at the speaker's rate (the request's `speaking_rate` multiplies it).
 pub struct ClonedVoice {
     voice: Arc<dyn Synthesizer>,
-    /// PSOLA factors (pitch, formant) applied after synthesis; `None` for the formant path.
-    conversion: Option<(f32, f32)>,
+    conversion: Conversion,
     rate: f32,
+}
+
+/// What is done to the base voice's output.
+enum Conversion {
+    /// Nothing: the formant voice took the profile.
+    None,
+    /// PSOLA pitch shift and formant warp by these factors.
+    Psola(f32, f32),
+    /// The neural tone-colour converter.
+    Neural(neural::Revoice),
 }
 
 /// The formant preset of a built-in base voice.
@@ -42,12 +53,38 @@ fn preset_of(base: &str) -> Option<Preset> {
 }
 
 impl ClonedVoice {
-    /// Build the voice a profile describes; `base` finds a base voice's synthesizer (or why it is unavailable).
+    /// Build the voice a profile describes; `base` finds a base voice's synthesizer (or why it is unavailable),
+    /// `converter` is the tone-colour converter when installed.
     pub fn new(
         profile: &SpeakerProfile,
         lexicon: &Lexicon,
         base: impl FnOnce(&str) -> Result<Arc<dyn Synthesizer>, String>,
+        converter: Option<&Arc<tone::ToneConverter>>,
     ) -> Result<Self, String> {
+        if profile.method == Method::Neural {
+            let tones = profile
+                .tone
+                .as_ref()
+                .ok_or("made with the neural converter, but its tone colours are missing")?;
+            let converter = converter.ok_or_else(|| {
+                format!(
+                    "made with the tone-colour converter {:?}, which is not installed (sauti models fetch {})",
+                    tones.converter,
+                    neural::CONVERTER
+                )
+            })?;
+            let voice = base(&profile.base).map_err(|why| {
+                format!(
+                    "built on voice {:?}, which is unavailable: {why}",
+                    profile.base
+                )
+            })?;
+            return Ok(Self {
+                voice,
+                conversion: Conversion::Neural(neural::Revoice::new(Arc::clone(converter), tones)?),
+                rate: profile.rate,
+            });
+        }
         match (profile.method, preset_of(&profile.base)) {
             (Method::Formant, Some(preset)) => {
                 let preset = Preset {
@@ -57,7 +94,7 @@ impl ClonedVoice {
                 };
                 Ok(Self {
                     voice: Arc::new(EmbeddedVoice::new(preset).with_lexicon(lexicon.clone())),
-                    conversion: None,
+                    conversion: Conversion::None,
                     rate: profile.rate,
                 })
             }
@@ -68,18 +105,22 @@ impl ClonedVoice {
                         profile.base
                     )
                 })?,
-                conversion: Some((profile.pitch_ratio, profile.brightness)),
+                conversion: Conversion::Psola(profile.pitch_ratio, profile.brightness),
                 rate: profile.rate,
             }),
         }
     }
 
-    fn convert(&self, samples: Vec<f32>) -> Vec<f32> {
-        match self.conversion {
-            Some((pitch, formant)) => {
-                psola::convert(&samples, crate::audio::SAMPLE_RATE, pitch, formant)
-            }
-            None => samples,
+    fn convert(&self, samples: Vec<f32>) -> Result<Vec<f32>, TtsError> {
+        match &self.conversion {
+            Conversion::Psola(pitch, formant) => Ok(psola::convert(
+                &samples,
+                crate::audio::SAMPLE_RATE,
+                *pitch,
+                *formant,
+            )),
+            Conversion::Neural(revoice) => revoice.apply(&samples),
+            Conversion::None => Ok(samples),
         }
     }
 
@@ -94,7 +135,7 @@ impl ClonedVoice {
 
 impl Synthesizer for ClonedVoice {
     fn synthesize(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<f32>, TtsError> {
-        Ok(self.convert(self.voice.synthesize(text, &self.adjusted(settings)?)?))
+        self.convert(self.voice.synthesize(text, &self.adjusted(settings)?)?)
     }
 
     fn pieces(&self, text: &str, settings: &VoiceSettings) -> Result<Vec<String>, TtsError> {
@@ -108,12 +149,12 @@ impl Synthesizer for ClonedVoice {
         settings: &VoiceSettings,
         lexicon: Option<&Lexicon>,
     ) -> Result<Vec<f32>, TtsError> {
-        Ok(self.convert(self.voice.synthesize_piece(
+        self.convert(self.voice.synthesize_piece(
             piece,
             index,
             &self.adjusted(settings)?,
             lexicon,
-        )?))
+        )?)
     }
 
     /// The base voice's timings hold: the conversion keeps the length.
@@ -127,7 +168,10 @@ impl Synthesizer for ClonedVoice {
         let timed =
             self.voice
                 .synthesize_piece_timed(piece, index, &self.adjusted(settings)?, lexicon)?;
-        Ok(timed.map(|(samples, words)| (self.convert(samples), words)))
+        match timed {
+            Some((samples, words)) => Ok(Some((self.convert(samples)?, words))),
+            None => Ok(None),
+        }
     }
 
     fn engine(&self) -> &'static str {
@@ -152,7 +196,8 @@ pub struct ClonedVoiceSummary {
     /// The voice it is built on.
     #[schema(example = "zuri")]
     pub base_voice: String,
-    /// `formant` (the built-in synthesizer takes the profile) or `dsp` (converted after synthesis).
+    /// `formant` (the built-in synthesizer takes the profile), `dsp` (converted after synthesis by signal
+    /// processing) or `neural` (re-voiced with the speaker's tone colour by the neural converter).
     #[schema(example = "formant")]
     pub method: String,
     /// Median pitch of the reference speech, Hz.
@@ -162,6 +207,10 @@ pub struct ClonedVoiceSummary {
     /// Cosine similarity of speaker embeddings, reference against the new voice (with a speaker encoder).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f32>,
+    /// The tone-colour converter that re-voices it (`method` `neural`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "openvoice-v2")]
+    pub converter: Option<String>,
 }
 
 impl ClonedVoiceSummary {
@@ -176,11 +225,13 @@ impl ClonedVoiceSummary {
             method: match profile.method {
                 Method::Formant => "formant",
                 Method::Dsp => "dsp",
+                Method::Neural => "neural",
             }
             .into(),
             f0_median_hz: (profile.f0_median * 10.0).round() / 10.0,
             speech_seconds: (profile.speech_seconds * 100.0).round() / 100.0,
             similarity: profile.similarity,
+            converter: profile.tone.as_ref().map(|t| t.converter.clone()),
         }
     }
 }
@@ -193,10 +244,16 @@ pub fn voice_info(record: &ClonedVoiceRecord, profile: &SpeakerProfile, engine: 
         language_code: "sw".into(),
         locale: "sw-TZ".into(),
         gender: if profile.f0_median >= 155.0 { "female" } else { "male" }.into(),
-        description: format!(
-            "Cloned from a reference recording ({:.0} Hz median pitch, {:.1} s of speech), built on {}",
-            profile.f0_median, profile.speech_seconds, profile.base
-        ),
+        description: match &profile.tone {
+            Some(tone) => format!(
+                "Cloned from a reference recording ({:.0} Hz median pitch, {:.1} s of speech): {} re-voiced by {}",
+                profile.f0_median, profile.speech_seconds, profile.base, tone.converter
+            ),
+            None => format!(
+                "Cloned from a reference recording ({:.0} Hz median pitch, {:.1} s of speech), built on {}",
+                profile.f0_median, profile.speech_seconds, profile.base
+            ),
+        },
         status: VoiceStatus::Active,
         engine: engine.into(),
         licence: None,
@@ -238,10 +295,15 @@ pub fn publish(
 ) -> Result<SpeakerProfile, String> {
     let profile: SpeakerProfile = serde_json::from_str(&record.profile)
         .map_err(|e| format!("voice {}: unreadable profile: {e}", record.voice_id))?;
-    let voice = ClonedVoice::new(&profile, lexicon, |id| match registry.synthesizer(id) {
-        Some(found) => found,
-        None => Err("no such voice on this server".into()),
-    });
+    let voice = ClonedVoice::new(
+        &profile,
+        lexicon,
+        |id| match registry.synthesizer(id) {
+            Some(found) => found,
+            None => Err("no such voice on this server".into()),
+        },
+        registry.converter(),
+    );
     let engine = voice.as_ref().map_or("formant", |v| v.voice.engine());
     let info = voice_info(record, &profile, engine);
     registry.add_cloned(
@@ -302,36 +364,36 @@ pub async fn take_up(
     Ok(sync(here, &records, registry, registry.lexicon()))
 }
 
-/// The base voice for a speaker: the configured one, or the built-in voice nearer the speaker's pitch.
+/// The base voice for a speaker: the configured one; else, with the tone-colour converter installed, the first
+/// installed Swahili neural voice; else the built-in voice nearer the speaker's pitch. With the converter (and
+/// `method` not `dsp`) the clone is re-voiced neurally; otherwise a built-in base takes the profile directly and
+/// any other is converted by signal processing.
 pub fn choose_base(
     registry: &VoiceRegistry,
     configured: &str,
     method: &str,
     f0_median: f32,
 ) -> Result<Base, String> {
-    let id = if configured.is_empty() {
-        if f0_median >= 155.0 {
-            crate::tts::voices::ZURI
-        } else {
-            crate::tts::voices::BARAKA
-        }
-    } else {
-        configured
+    let neural = method != "dsp" && registry.converter().is_some();
+    let nearer = || match f0_median >= 155.0 {
+        true => crate::tts::voices::ZURI.to_string(),
+        false => crate::tts::voices::BARAKA.to_string(),
+    };
+    let id = match configured.is_empty() {
+        false => configured.to_string(),
+        true if neural => registry.neural_swahili().unwrap_or_else(nearer),
+        true => nearer(),
     };
     let voice = registry
-        .synthesizer(id)
+        .synthesizer(&id)
         .unwrap_or_else(|| Err("no such voice on this server".into()))
         .map_err(|why| format!("the cloning base voice {id:?} is unavailable: {why}"))?;
-    let method = if method == "dsp" || preset_of(id).is_none() {
-        Method::Dsp
-    } else {
-        Method::Formant
+    let method = match (neural, method == "dsp" || preset_of(&id).is_none()) {
+        (true, _) => Method::Neural,
+        (false, true) => Method::Dsp,
+        (false, false) => Method::Formant,
     };
-    Ok(Base {
-        id: id.to_string(),
-        voice,
-        method,
-    })
+    Ok(Base { id, voice, method })
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@ pub enum Method {
     Formant,
     /// The base voice's output is converted after synthesis (PSOLA pitch shift and formant warp).
     Dsp,
+    /// The base voice's output is re-voiced with the speaker's tone colour by the neural converter.
+    Neural,
 }
 
 /// A voice to clone onto, and how.
@@ -65,6 +67,9 @@ pub struct SpeakerProfile {
     /// speaker encoder is installed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f32>,
+    /// The converter and tone colours of a voice made with the neural converter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tone: Option<super::neural::ToneProfile>,
 }
 
 /// Why a recording cannot be cloned from.
@@ -125,6 +130,7 @@ pub fn analyse(
         speech_seconds: measured.speech_seconds,
         pitch_ratio: (measured.f0[1] / reference.f0[1]).clamp(0.3, 3.5),
         similarity: None,
+        tone: None,
     })
 }
 

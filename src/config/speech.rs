@@ -304,6 +304,9 @@ pub struct CloneSettings {
     /// A speaker-encoder ONNX graph (file or folder, relative to `models.dir`); when installed, each new voice
     /// reports its speaker similarity to the reference. Empty: none.
     pub speaker_encoder: PathBuf,
+    /// The tone-colour converter folder (OpenVoice V2 graphs, relative to `models.dir`); when installed and
+    /// `method` is `auto`, new clones are its base voice re-voiced with the speaker's tone colour. Empty: none.
+    pub converter: PathBuf,
 }
 
 impl Default for CloneSettings {
@@ -316,6 +319,7 @@ impl Default for CloneSettings {
             base_voice: String::new(),
             method: "auto".into(),
             speaker_encoder: PathBuf::from("speaker-resnet34"),
+            converter: PathBuf::from("openvoice-v2"),
         }
     }
 }

@@ -86,6 +86,8 @@ pub struct VoiceRegistry {
     cloned: RwLock<Vec<Cloned>>,
     /// The server's lexicon, which every voice reads with unless a request brings its own.
     lexicon: Arc<Lexicon>,
+    /// The neural tone-colour converter cloned voices are re-voiced with, when installed.
+    converter: Option<Arc<crate::clone::tone::ToneConverter>>,
 }
 
 impl VoiceRegistry {
@@ -144,10 +146,28 @@ impl VoiceRegistry {
         &self.lexicon
     }
 
+    /// The tone-colour converter, when installed.
+    pub fn converter(&self) -> Option<&Arc<crate::clone::tone::ToneConverter>> {
+        self.converter.as_ref()
+    }
+
+    /// The first active Swahili voice of a neural engine, if any (the best base for a neural clone).
+    pub fn neural_swahili(&self) -> Option<String> {
+        self.entries
+            .iter()
+            .find(|e| {
+                e.synthesizer.is_ok()
+                    && e.info.engine != "formant"
+                    && e.info.language_code.eq_ignore_ascii_case("sw")
+            })
+            .map(|e| e.info.voice_id.clone())
+    }
+
     /// The built-in voices and every configured neural voice (loaded now; a voice that cannot load is listed
     /// inactive with the reason, and the server still starts).
     pub fn from_settings(settings: &Settings, lexicon: &Lexicon) -> Self {
         let mut registry = Self::builtin_with(lexicon);
+        registry.converter = crate::clone::neural::load_converter(settings);
         for voice in &settings.tts.voices {
             let loaded = load(voice, settings, lexicon);
             if let Err(reason) = &loaded {

@@ -20,6 +20,7 @@ mod speaker_encoder;
 mod storage_conformance;
 mod text_front_end;
 mod text_properties;
+mod tone_colour;
 mod turn_models;
 mod vits;
 mod vits_parts;

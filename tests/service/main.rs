@@ -45,5 +45,6 @@ mod synthesis_costs;
 mod voice_agent;
 mod voice_agent_llm;
 mod voice_cloning;
+mod voice_cloning_neural;
 mod voice_cloning_storage;
 mod voice_frameworks;

@@ -147,15 +147,23 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
     let mut profile = profile.map_err(|_| {
         CloneError::Engine("the speaker analysis failed on this recording".into())
     })??;
+    if profile.method == profile::Method::Neural {
+        profile.tone = Some(tone_colours(state, &profile.base, &samples).await?);
+    }
     if let Some(encoder) = state.encoder.clone() {
         let (voices, lexicon) = (Arc::clone(&state.voices), state.lexicon.clone());
         let (reference, candidate) = (samples.clone(), profile.clone());
         let measured = tokio::task::spawn_blocking(move || {
-            let voice = clone::ClonedVoice::new(&candidate, &lexicon, |id| {
-                voices
-                    .synthesizer(id)
-                    .unwrap_or_else(|| Err("no such voice".into()))
-            })?;
+            let voice = clone::ClonedVoice::new(
+                &candidate,
+                &lexicon,
+                |id| {
+                    voices
+                        .synthesizer(id)
+                        .unwrap_or_else(|| Err("no such voice".into()))
+                },
+                voices.converter(),
+            )?;
             clone::similarity(&encoder, &reference, &voice)
         })
         .await
@@ -196,6 +204,34 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
         "voice cloned"
     );
     Ok(ClonedVoiceSummary::of(&record, &profile))
+}
+
+/// The speaker's and the base voice's tone colours, measured by the converter off the actor.
+async fn tone_colours(
+    state: &CloneArgs,
+    base: &str,
+    samples: &[f32],
+) -> Result<clone::neural::ToneProfile, CloneError> {
+    let converter = state
+        .voices
+        .converter()
+        .cloned()
+        .ok_or_else(|| CloneError::Engine("the tone-colour converter is not loaded".into()))?;
+    let voice = state
+        .voices
+        .synthesizer(base)
+        .unwrap_or_else(|| Err("no such voice".into()))
+        .map_err(CloneError::Engine)?;
+    let reference = samples.to_vec();
+    tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            clone::neural::measure(&converter, &reference, voice.as_ref())
+        }))
+        .unwrap_or_else(|_| Err("the tone-colour converter failed on this recording".into()))
+    })
+    .await
+    .map_err(|e| CloneError::Engine(e.to_string()))?
+    .map_err(CloneError::Engine)
 }
 
 /// Write the reference recording beside the voice.

@@ -12,8 +12,9 @@ use crate::telemetry::metrics::{
     REALTIME_BACKCHANNELS, REALTIME_TURN_ENDS, REALTIME_TURN_JUDGEMENTS,
 };
 
-/// How long a judgement waits for the recognition of the turn so far before going by the audio alone.
-const TRANSCRIPT_WAIT: Duration = Duration::from_millis(1_500);
+/// How long a judgement waits for the recognition of the turn so far before going by the audio alone: within the
+/// second the speech detector holds a pause's audio for its judgement (past it the pause counts as unjudged).
+const TRANSCRIPT_WAIT: Duration = Duration::from_millis(800);
 
 impl State {
     /// Act on what the speech detector noticed.
