@@ -60,7 +60,7 @@ enum Command {
     /// how alike two recordings' speakers sound.
     ///
     /// Example: sauti voices --remote --server http://127.0.0.1:8080 --api-key sk_sauti_…
-    Voices(voices::VoicesArgs),
+    Voices(voices::Voices),
     /// Follow synthesis jobs on a server.
     #[command(subcommand)]
     Jobs(client::JobsCommand),

@@ -11,7 +11,7 @@ use sauti::clone::{profile, speaker};
 /// `sauti voices [similarity REF OUT]`.
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct VoicesArgs {
+pub struct Voices {
     #[command(subcommand)]
     command: Option<VoicesCommand>,
     #[command(flatten)]
@@ -37,7 +37,7 @@ enum VoicesCommand {
 }
 
 /// Run `sauti voices`.
-pub fn run(args: VoicesArgs) -> anyhow::Result<()> {
+pub fn run(args: Voices) -> anyhow::Result<()> {
     match args.command {
         None => client::voices(args.list),
         Some(VoicesCommand::Similarity {

@@ -211,6 +211,10 @@ pub struct ClonedVoiceSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "openvoice-v2")]
     pub converter: Option<String>,
+    /// What the owner should know: a similarity under the server's floor (the voice may not sound like the
+    /// speaker), a marginal reference (some clipping or noise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl ClonedVoiceSummary {
@@ -232,6 +236,7 @@ impl ClonedVoiceSummary {
             speech_seconds: (profile.speech_seconds * 100.0).round() / 100.0,
             similarity: profile.similarity,
             converter: profile.tone.as_ref().map(|t| t.converter.clone()),
+            warnings: profile.warnings.clone(),
         }
     }
 }
@@ -260,6 +265,7 @@ pub fn voice_info(record: &ClonedVoiceRecord, profile: &SpeakerProfile, engine: 
         status_detail: None,
         created_at: Some(record.created_at.clone()),
         similarity: profile.similarity,
+        warnings: profile.warnings.clone(),
     }
 }
 

@@ -70,6 +70,9 @@ pub struct SpeakerProfile {
     /// The converter and tone colours of a voice made with the neural converter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tone: Option<super::neural::ToneProfile>,
+    /// What its owner should know: a similarity under the configured floor, a marginal reference.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Why a recording cannot be cloned from.
@@ -131,6 +134,7 @@ pub fn analyse(
         pitch_ratio: (measured.f0[1] / reference.f0[1]).clamp(0.3, 3.5),
         similarity: None,
         tone: None,
+        warnings: Vec::new(),
     })
 }
 

@@ -390,6 +390,9 @@ impl Settings {
         if !matches!(self.clone.method.as_str(), "auto" | "dsp") {
             return invalid("clone.method", "must be \"auto\" or \"dsp\"");
         }
+        if !(-1.0..=1.0).contains(&self.clone.similarity_floor) {
+            return invalid("clone.similarity_floor", "must be -1 to 1");
+        }
         if self.asr.workers == 0 {
             return invalid("asr.workers", "must be at least 1");
         }

@@ -307,6 +307,9 @@ pub struct CloneSettings {
     /// The tone-colour converter folder (OpenVoice V2 graphs, relative to `models.dir`); when installed and
     /// `method` is `auto`, new clones are its base voice re-voiced with the speaker's tone colour. Empty: none.
     pub converter: PathBuf,
+    /// A new voice whose speaker similarity to its reference (with a speaker encoder) is below this is flagged
+    /// with a warning in its metadata.
+    pub similarity_floor: f32,
 }
 
 impl Default for CloneSettings {
@@ -320,6 +323,7 @@ impl Default for CloneSettings {
             method: "auto".into(),
             speaker_encoder: PathBuf::from("speaker-resnet34"),
             converter: PathBuf::from("openvoice-v2"),
+            similarity_floor: 0.5,
         }
     }
 }

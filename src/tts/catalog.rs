@@ -56,6 +56,9 @@ pub struct VoiceInfo {
     /// encoder is installed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f32>,
+    /// What a cloned voice's owner should know about it (a similarity under the floor, a marginal reference).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 struct Entry {
@@ -115,6 +118,7 @@ impl VoiceRegistry {
             status_detail: None,
             created_at: None,
             similarity: None,
+            warnings: Vec::new(),
         };
         registry.add(
             voice(
@@ -188,6 +192,7 @@ impl VoiceRegistry {
                 status_detail: None,
                 created_at: None,
                 similarity: None,
+                warnings: Vec::new(),
             };
             registry.add(info, loaded.map(|v| Arc::new(v) as Arc<dyn Synthesizer>));
         }

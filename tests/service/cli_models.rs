@@ -140,3 +140,53 @@ fn tts_runs_a_configured_neural_voice_in_process() {
         "unknown voice",
     );
 }
+
+/// `sauti voices similarity` with the speaker encoder the environment names.
+fn similarity(encoder: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sauti"))
+        .args(["voices", "similarity"])
+        .args(args)
+        .env("ORT_DYLIB_PATH", common::onnxruntime())
+        .env("SAUTI__CLONE__SPEAKER_ENCODER", encoder)
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn voices_similarity_measures_two_recordings_with_the_speaker_encoder() {
+    let encoder = common::fixture("speaker/encoder.onnx")
+        .display()
+        .to_string();
+    let low = common::fixture("clone/low.wav").display().to_string();
+    let other = common::fixture("whisper/speech.wav").display().to_string();
+    let same = similarity(&encoder, &[&low, &low]);
+    assert!(
+        same.status.success(),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    assert_eq!(stdout(&same).trim(), "similarity 1.000");
+    let apart = similarity(&encoder, &[&low, &other, "--json"]);
+    assert!(
+        apart.status.success(),
+        "{}",
+        String::from_utf8_lossy(&apart.stderr)
+    );
+    let score = serde_json::from_str::<serde_json::Value>(&stdout(&apart)).unwrap()["similarity"]
+        .as_f64()
+        .expect("a number");
+    assert!((-1.0..1.0).contains(&score), "{score}");
+
+    let dir = common::temp_dir();
+    let junk = dir.path().join("junk.wav");
+    std::fs::write(&junk, b"not audio").unwrap();
+    assert_one_line_error(
+        &similarity(&encoder, &[&low, junk.to_str().unwrap()]),
+        "not audio the service can decode",
+    );
+    let missing = dir.path().join("none").display().to_string();
+    assert_one_line_error(
+        &similarity(&missing, &[&low, &other]),
+        "sauti models fetch speaker-resnet34",
+    );
+}

@@ -122,6 +122,8 @@ fn with_a_speaker_encoder_each_voice_reports_its_similarity() {
         &[
             ("SAUTI__CLONE__SPEAKER_ENCODER", encoder.to_str().unwrap()),
             ("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap()),
+            // Nothing reaches it: every voice is flagged.
+            ("SAUTI__CLONE__SIMILARITY_FLOOR", "1"),
         ],
     );
     let bytes = reference("low.mp3");
@@ -144,6 +146,13 @@ fn with_a_speaker_encoder_each_voice_reports_its_similarity() {
     )
     .json();
     assert_eq!(listed["similarity"], voice["similarity"]);
+    // Under the floor: flagged where its owner sees it, never passed off as a good clone.
+    let warning = voice["warnings"][0].as_str().expect("a warning");
+    assert!(
+        warning.contains("below this server's floor (1.00)"),
+        "{voice}"
+    );
+    assert_eq!(listed["warnings"], voice["warnings"]);
 
     // Without an encoder there is no score (rather than a made-up one).
     let data = common::temp_dir();
@@ -151,6 +160,10 @@ fn with_a_speaker_encoder_each_voice_reports_its_similarity() {
     let reply = clone(&server, KEY_A, Some(("audio/mpeg", &bytes)), &[]);
     assert_eq!(reply.status, 201);
     assert!(reply.json().get("similarity").is_none());
+    assert!(
+        reply.json().get("warnings").is_none(),
+        "nothing measured, nothing flagged"
+    );
 }
 
 #[test]

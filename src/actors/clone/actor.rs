@@ -49,6 +49,8 @@ pub struct CloneArgs {
     pub method: String,
     /// The speaker encoder, when one is installed: similarity of each new voice to its reference.
     pub encoder: Option<Arc<crate::clone::speaker::SpeakerEncoder>>,
+    /// A similarity under this flags the new voice with a warning.
+    pub similarity_floor: f32,
     /// Where reference recordings are kept (`None`: they are not kept).
     pub references: Option<PathBuf>,
     /// Analyses running or waiting; none left means 503 `server_busy`.
@@ -169,7 +171,16 @@ async fn make(state: &CloneArgs, request: CloneRequest) -> Result<ClonedVoiceSum
         .await
         .map_err(|e| CloneError::Engine(e.to_string()))?;
         match measured {
-            Ok(similarity) => profile.similarity = Some(similarity),
+            Ok(similarity) => {
+                profile.similarity = Some(similarity);
+                if similarity < state.similarity_floor {
+                    profile.warnings.push(format!(
+                        "its speaker similarity to the reference ({similarity:.3}) is below this server's floor \
+                         ({:.2}): it may not sound like the speaker",
+                        state.similarity_floor
+                    ));
+                }
+            }
             Err(why) => tracing::warn!(%why, "speaker similarity not measured"),
         }
     }

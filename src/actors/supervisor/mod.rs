@@ -87,6 +87,7 @@ impl Graph {
             base_voice: settings.clone.base_voice.clone(),
             method: settings.clone.method.clone(),
             encoder: speaker_encoder(settings),
+            similarity_floor: settings.clone.similarity_floor,
             references: settings
                 .clone
                 .keep_reference
