@@ -6,6 +6,7 @@
 
 pub mod neural;
 pub mod profile;
+pub mod quality;
 pub mod speaker;
 pub mod tone;
 

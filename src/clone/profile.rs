@@ -90,6 +90,9 @@ pub enum ProfileError {
     /// The base voice is unavailable, or its own speech cannot be measured (a server configuration problem).
     #[error("{0}")]
     Base(String),
+    /// Clipped, noisy, several speakers or music.
+    #[error(transparent)]
+    Unfit(#[from] super::quality::Unfit),
 }
 
 /// Measurements of one recording.
@@ -113,6 +116,7 @@ pub fn analyse(
     if seconds < MIN_SPEECH_SECONDS {
         return Err(ProfileError::TooLittleSpeech { found: seconds });
     }
+    let warnings = super::quality::check(samples)?;
     let measured = measure(&speech).ok_or(ProfileError::NoPitch)?;
     let base = choose(measured.f0[1]).map_err(ProfileError::Base)?;
     let reference = base_measures(&base).ok_or_else(|| {
@@ -134,7 +138,7 @@ pub fn analyse(
         pitch_ratio: (measured.f0[1] / reference.f0[1]).clamp(0.3, 3.5),
         similarity: None,
         tone: None,
-        warnings: Vec::new(),
+        warnings,
     })
 }
 

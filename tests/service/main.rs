@@ -46,5 +46,6 @@ mod voice_agent;
 mod voice_agent_llm;
 mod voice_cloning;
 mod voice_cloning_neural;
+mod voice_cloning_quality;
 mod voice_cloning_storage;
 mod voice_frameworks;
