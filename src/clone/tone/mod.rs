@@ -191,6 +191,9 @@ impl ToneConverter {
         if spec.len() != bins * frames || noise.len() != channels * frames {
             return Err("the spectrogram and the noise differ in length".into());
         }
+        if frames == 0 {
+            return Ok(Vec::new());
+        }
         let e = |e: ort::Error| e.to_string();
         let spectrogram = Tensor::from_array(([1usize, bins, frames], spec)).map_err(e)?;
         let noise = Tensor::from_array(([1usize, channels, frames], noise)).map_err(e)?;

@@ -203,3 +203,48 @@ fn turns_of_one_conversation_sent_to_both_replicas_at_once_are_taken_in_turn() {
         );
     }
 }
+
+#[test]
+fn a_neural_clone_made_on_one_replica_sounds_the_same_on_the_other() {
+    use base64::Engine as _;
+    let postgres = Postgres::start();
+    let data = (temp_dir(), temp_dir());
+    let (url, library) = (postgres.url(), onnxruntime());
+    let converter = fixture("openvoice/model");
+    let env = [
+        ("SAUTI__STORAGE__URL", url.as_str()),
+        ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+        ("SAUTI__LIMITS__SYNTHESIS_PER_MINUTE", "1000"),
+        ("SAUTI__MODELS__ONNXRUNTIME", library.to_str().unwrap()),
+        ("SAUTI__CLONE__CONVERTER", converter.to_str().unwrap()),
+    ];
+    let a = Server::start(data.0.path(), &env);
+    let b = Server::start(data.1.path(), &env);
+    let reference = crate::common::cloning::reference("low.wav");
+    let made = crate::common::cloning::clone(&a, KEY_A, Some(("audio/wav", &reference)), &[]);
+    assert_eq!(made.status, 201, "{}", String::from_utf8_lossy(&made.body));
+    assert_eq!(made.json()["method"], "neural");
+    let voice = made.json()["voice_id"].as_str().unwrap().to_string();
+    // B rebuilds it from the stored profile (tone colours, base, converter): the same audio for the same text.
+    let audio = |server: &Server| {
+        let reply = crate::common::cloning::speak(server, KEY_A, &voice);
+        assert_eq!(
+            reply.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        base64::engine::general_purpose::STANDARD
+            .decode(reply.json()["audio_base64"].as_str().unwrap())
+            .unwrap()
+    };
+    assert_eq!(audio(&b), audio(&a));
+    let listed = get(&b.url(&format!("/v1/voices/{voice}")), Some(KEY_A)).json();
+    assert!(
+        listed["description"]
+            .as_str()
+            .unwrap()
+            .contains("openvoice-v2"),
+        "{listed}"
+    );
+}
