@@ -1,8 +1,9 @@
-//! Voice cloning: a reference recording is analysed into a [`profile::SpeakerProfile`] (pitch, envelope
-//! brightness, speaking rate, loudness) relative to a base voice, and the base voice is moved onto it: the
-//! built-in formant voice takes the profile directly; any other voice (a neural one) is converted after
-//! synthesis by PSOLA pitch shifting and formant warping. The profile is what is stored; the voice is rebuilt
-//! from it at start-up.
+//! Voice cloning: a reference recording is checked ([`quality`]: clipping, noise, several speakers, music) and
+//! analysed into a [`profile::SpeakerProfile`] (pitch, envelope brightness, speaking rate, loudness) relative to
+//! a base voice, and the base voice is moved onto it. With the neural tone-colour converter installed
+//! ([`tone`], [`neural`]) the base voice's output is re-voiced with the speaker's tone colour; without it the
+//! built-in formant voice takes the profile directly and any other voice is converted after synthesis by PSOLA
+//! pitch shifting and formant warping. The profile is what is stored; the voice is rebuilt from it at start-up.
 
 pub mod neural;
 pub mod profile;
@@ -173,6 +174,46 @@ impl Synthesizer for ClonedVoice {
             Some((samples, words)) => Ok(Some((self.convert(samples)?, words))),
             None => Ok(None),
         }
+    }
+
+    /// A neurally cloned voice hands its piece on as the converter gets through it, part by part; the others
+    /// convert the piece whole.
+    fn synthesize_piece_parts(
+        &self,
+        piece: &str,
+        index: usize,
+        settings: &VoiceSettings,
+        lexicon: Option<&Lexicon>,
+        timed: bool,
+        part: &mut dyn FnMut(Vec<f32>, Vec<crate::tts::SpokenWord>) -> bool,
+    ) -> Result<bool, TtsError> {
+        let adjusted = self.adjusted(settings)?;
+        let (samples, words) = match timed {
+            true => match self
+                .voice
+                .synthesize_piece_timed(piece, index, &adjusted, lexicon)?
+            {
+                Some(timed) => timed,
+                None => return Ok(false),
+            },
+            false => (
+                self.voice
+                    .synthesize_piece(piece, index, &adjusted, lexicon)?,
+                Vec::new(),
+            ),
+        };
+        match &self.conversion {
+            Conversion::Neural(revoice) => {
+                let mut words = Some(words);
+                revoice.apply_parts(&samples, &mut |audio| {
+                    part(audio, words.take().unwrap_or_default())
+                })?;
+            }
+            _ => {
+                part(self.convert(samples)?, words);
+            }
+        }
+        Ok(true)
     }
 
     fn engine(&self) -> &'static str {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::profile::{speech_only, CALIBRATION};
 use super::tone::ToneConverter;
-use crate::audio::resample::resample;
+use crate::audio::resample::{resample, StreamResampler};
 use crate::audio::SAMPLE_RATE;
 use crate::tts::{Synthesizer, TtsError, VoiceSettings};
 
@@ -18,6 +18,15 @@ pub const CONVERTER: &str = "openvoice-v2";
 
 /// The seed of the converter's posterior noise: one voice says one text the same way every time.
 const SEED: u64 = 47;
+
+/// Frames converted in a stream's first part (about a quarter of a second), then twice as many each part up to
+/// [`LAST_PART`]; each part is converted with [`CONTEXT`] frames either side.
+const FIRST_PART: usize = 24;
+/// See [`FIRST_PART`].
+const LAST_PART: usize = 192;
+/// Frames read on each side of a part: the converter's reach that matters (its full reach is about 100 frames;
+/// what lies beyond 32 changes the output by a few thousandths of its peak, `tests/engines/tone_colour.rs`).
+const CONTEXT: usize = 32;
 
 /// What a neurally cloned voice needs beyond its base voice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,6 +96,63 @@ impl Revoice {
         let mut down = resample(&converted, rate, SAMPLE_RATE);
         down.resize(samples.len(), 0.0);
         Ok(down)
+    }
+
+    /// [`Revoice::apply`] handed on in parts as they are converted, so a stream's first audio waits for a
+    /// quarter of a second of conversion rather than the whole piece: each part's frames are converted with
+    /// [`CONTEXT`] frames either side and the noise the whole would draw for them. Joined, the parts are as
+    /// long as `samples`. `part` returns false when nobody listens any more, which stops the work.
+    pub fn apply_parts(
+        &self,
+        samples: &[f32],
+        part: &mut dyn FnMut(Vec<f32>) -> bool,
+    ) -> Result<(), TtsError> {
+        let settings = self.converter.settings();
+        let (rate, hop) = (settings.sample_rate, settings.hop_length.max(1));
+        let mut up = resample(samples, SAMPLE_RATE, rate);
+        if up.len() <= settings.fft_size {
+            part(samples.to_vec());
+            return Ok(());
+        }
+        up.resize(up.len().div_ceil(hop) * hop, 0.0);
+        let (spec, frames) = self.converter.spectrogram(&up);
+        let noise = self.converter.noise(frames, SEED);
+        let (bins, channels) = (spec.len() / frames.max(1), settings.channels);
+        let columns = |of: &[f32], rows: usize, from: usize, to: usize| -> Vec<f32> {
+            (0..rows)
+                .flat_map(|r| of[r * frames + from..r * frames + to].iter().copied())
+                .collect()
+        };
+        let mut down = StreamResampler::new(rate, SAMPLE_RATE);
+        let (mut start, mut size, mut sent) = (0, FIRST_PART, 0usize);
+        while start < frames {
+            let end = (start + size).min(frames);
+            let (from, to) = (start.saturating_sub(CONTEXT), (end + CONTEXT).min(frames));
+            let converted = self
+                .converter
+                .convert_spectrogram(
+                    columns(&spec, bins, from, to),
+                    to - from,
+                    columns(&noise, channels, from, to),
+                    &self.tones.base,
+                    &self.tones.speaker,
+                )
+                .map_err(|e| TtsError::Engine(format!("the tone-colour converter failed: {e}")))?;
+            let own = &converted[(start - from) * hop..(end - from) * hop];
+            down.push(own);
+            let mut out = down.take();
+            if end == frames {
+                out.extend(std::mem::replace(&mut down, StreamResampler::new(1, 1)).finish());
+                out.resize(samples.len().saturating_sub(sent), 0.0);
+            }
+            sent += out.len();
+            if !out.is_empty() && !part(out) {
+                return Ok(());
+            }
+            start = end;
+            size = (size * 2).min(LAST_PART);
+        }
+        Ok(())
     }
 }
 

@@ -50,29 +50,40 @@ fn clips() -> Vec<Vec<f32>> {
     ]
 }
 
-/// Each clip's transcript recognised by its own thread, all started together.
-fn at_once(model: Arc<dyn Recognizer>, clips: &[Vec<f32>]) -> Vec<Transcript> {
-    let start = Arc::new(Barrier::new(clips.len()));
-    let threads: Vec<_> = clips
-        .iter()
-        .cloned()
-        .map(|clip| {
-            let (model, start) = (Arc::clone(&model), Arc::clone(&start));
+/// `work` on each input, each on its own thread, all started together; the outputs in order.
+fn together<I, O>(inputs: Vec<I>, work: impl Fn(I) -> O + Send + Sync + 'static) -> Vec<O>
+where
+    I: Send + 'static,
+    O: Send + 'static,
+{
+    let start = Arc::new(Barrier::new(inputs.len()));
+    let work = Arc::new(work);
+    let threads: Vec<_> = inputs
+        .into_iter()
+        .map(|input| {
+            let (work, start) = (Arc::clone(&work), Arc::clone(&start));
             std::thread::spawn(move || {
                 start.wait();
-                model
-                    .recognise(
-                        &clip,
-                        "sw",
-                        Task::Transcribe,
-                        &Hints::default(),
-                        &Cancel::new(),
-                    )
-                    .unwrap()
+                work(input)
             })
         })
         .collect();
     threads.into_iter().map(|t| t.join().unwrap()).collect()
+}
+
+/// Each clip's transcript, all recognised at once.
+fn at_once(model: Arc<dyn Recognizer>, clips: &[Vec<f32>]) -> Vec<Transcript> {
+    together(clips.to_vec(), move |clip| {
+        model
+            .recognise(
+                &clip,
+                "sw",
+                Task::Transcribe,
+                &Hints::default(),
+                &Cancel::new(),
+            )
+            .unwrap()
+    })
 }
 
 /// The same texts and segments, and every word time within `frame` seconds.
@@ -184,16 +195,8 @@ fn ctc_stretches_of_one_length_run_in_batches_and_equal_each_run_alone() {
 
 /// The scores of two stretches of one length, asked for together.
 fn at_once_logits(model: &Arc<Ctc>, stretches: [&[f32]; 2]) -> Vec<Vec<f32>> {
-    let start = Arc::new(Barrier::new(2));
-    let threads: Vec<_> = stretches
-        .map(|s| {
-            let (model, start, s) = (Arc::clone(model), Arc::clone(&start), s.to_vec());
-            std::thread::spawn(move || {
-                start.wait();
-                model.logits(&s).unwrap().0
-            })
-        })
-        .into_iter()
-        .collect();
-    threads.into_iter().map(|t| t.join().unwrap()).collect()
+    let model = Arc::clone(model);
+    together(stretches.map(<[f32]>::to_vec).to_vec(), move |s| {
+        model.logits(&s).unwrap().0
+    })
 }

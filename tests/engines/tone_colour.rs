@@ -229,3 +229,61 @@ fn pieces_converted_one_by_one_join_to_the_whole() {
     assert!(snr > 20.0, "{snr:.1} dB");
     assert!(far < 1e-4, "{far}");
 }
+
+/// A stream's piece is handed on as the converter gets through it, each part converted with 32 frames of
+/// context either side: joined, the parts are the piece converted whole, up to the converter's reach beyond
+/// that context.
+#[test]
+fn a_piece_handed_on_in_parts_joins_to_the_piece_converted_whole() {
+    use sauti::clone::neural::{Revoice, ToneProfile};
+    let model = std::sync::Arc::new(load());
+    let speech = sauti::audio::resample::resample(&clip("espeak.wav"), 22_050, 16_000);
+    let tones = ToneProfile {
+        converter: "openvoice-v2".into(),
+        speaker: model.tone(&clip("other.wav")).unwrap(),
+        base: model.tone(&clip("espeak.wav")).unwrap(),
+    };
+    let revoice = Revoice::new(std::sync::Arc::clone(&model), &tones).unwrap();
+    let whole = revoice.apply(&speech).unwrap();
+    let mut parts: Vec<Vec<f32>> = Vec::new();
+    revoice
+        .apply_parts(&speech, &mut |part| {
+            parts.push(part);
+            true
+        })
+        .unwrap();
+    assert!(parts.len() >= 3, "{} parts", parts.len());
+    assert!(
+        parts[0].len() < 16_000 / 2,
+        "the first part is short: {}",
+        parts[0].len()
+    );
+    let joined = parts.concat();
+    assert_eq!(joined.len(), speech.len());
+    assert_eq!(whole.len(), speech.len());
+    let power: f64 = whole.iter().map(|s| f64::from(*s).powi(2)).sum();
+    let error: f64 = whole
+        .iter()
+        .zip(&joined)
+        .map(|(a, b)| f64::from(a - b).powi(2))
+        .sum();
+    let snr = 10.0 * (power / error.max(1e-30)).log10();
+    let peak = whole.iter().fold(0.0f32, |m, s| m.max(s.abs()));
+    let worst = whole
+        .iter()
+        .zip(&joined)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    println!("parts against the whole: {snr:.1} dB, worst {worst:e} of a peak {peak:e}");
+    assert!(snr > 30.0, "{snr:.1} dB");
+
+    // Nobody listening after the first part: no more work.
+    let mut calls = 0;
+    revoice
+        .apply_parts(&speech, &mut |_| {
+            calls += 1;
+            false
+        })
+        .unwrap();
+    assert_eq!(calls, 1);
+}
