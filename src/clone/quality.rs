@@ -56,8 +56,13 @@ const MUSIC: (f32, f32) = (0.5, 0.3);
 /// Pitches this far apart (ratio) are two voices.
 const APART: f32 = 1.45;
 
-/// Check a reference (16 kHz mono): why it cannot be used, or the warnings for what is marginal.
+/// At most this much of a recording is checked (the analysis reads at most 30 s of its speech).
+const CHECKED_SECONDS: usize = 60;
+
+/// Check a reference (16 kHz mono; its first minute): why it cannot be used, or the warnings for what is
+/// marginal.
 pub fn check(samples: &[f32]) -> Result<Vec<String>, Unfit> {
+    let samples = &samples[..samples.len().min(CHECKED_SECONDS * SAMPLE_RATE as usize)];
     let mut warnings = Vec::new();
     let segments = detect_speech(samples, SAMPLE_RATE, &VadConfig::default());
     let rate = f64::from(SAMPLE_RATE);
