@@ -9,11 +9,12 @@ pub mod neural;
 pub mod profile;
 pub mod quality;
 pub mod speaker;
+mod summary;
 pub mod tone;
 
-use std::sync::Arc;
+pub use summary::ClonedVoiceSummary;
 
-use serde::Serialize;
+use std::sync::Arc;
 
 use self::profile::{Base, Method, SpeakerProfile};
 use crate::audio::psola;
@@ -188,6 +189,10 @@ impl Synthesizer for ClonedVoice {
         part: &mut dyn FnMut(Vec<f32>, Vec<crate::tts::SpokenWord>) -> bool,
     ) -> Result<bool, TtsError> {
         let adjusted = self.adjusted(settings)?;
+        if let Conversion::Neural(revoice) = &self.conversion {
+            let base = (self.voice.as_ref(), &adjusted, lexicon);
+            return neural::piece_parts(revoice, base, (piece, index), timed, part);
+        }
         let (samples, words) = match timed {
             true => match self
                 .voice
@@ -218,68 +223,6 @@ impl Synthesizer for ClonedVoice {
 
     fn engine(&self) -> &'static str {
         self.voice.engine()
-    }
-}
-
-/// The 201 body of `POST /v1/voice-clone/` (spec §2.5 plus what the analysis found).
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct ClonedVoiceSummary {
-    /// Identifier, usable wherever a voice is.
-    #[schema(example = "cv_3f9a1c2e7b5d4a60")]
-    pub voice_id: String,
-    /// Display name.
-    #[schema(example = "Cloned Voice")]
-    pub name: String,
-    /// `ready`.
-    #[schema(example = "ready")]
-    pub status: &'static str,
-    /// RFC 3339 UTC.
-    pub created_at: String,
-    /// The voice it is built on.
-    #[schema(example = "zuri")]
-    pub base_voice: String,
-    /// `formant` (the built-in synthesizer takes the profile), `dsp` (converted after synthesis by signal
-    /// processing) or `neural` (re-voiced with the speaker's tone colour by the neural converter).
-    #[schema(example = "formant")]
-    pub method: String,
-    /// Median pitch of the reference speech, Hz.
-    pub f0_median_hz: f32,
-    /// Seconds of speech analysed (at most 30).
-    pub speech_seconds: f32,
-    /// Cosine similarity of speaker embeddings, reference against the new voice (with a speaker encoder).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub similarity: Option<f32>,
-    /// The tone-colour converter that re-voices it (`method` `neural`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(example = "openvoice-v2")]
-    pub converter: Option<String>,
-    /// What the owner should know: a similarity under the server's floor (the voice may not sound like the
-    /// speaker), a marginal reference (some clipping or noise).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-}
-
-impl ClonedVoiceSummary {
-    /// The summary of a stored voice.
-    pub fn of(record: &ClonedVoiceRecord, profile: &SpeakerProfile) -> Self {
-        Self {
-            voice_id: record.voice_id.clone(),
-            name: record.name.clone(),
-            status: "ready",
-            created_at: record.created_at.clone(),
-            base_voice: profile.base.clone(),
-            method: match profile.method {
-                Method::Formant => "formant",
-                Method::Dsp => "dsp",
-                Method::Neural => "neural",
-            }
-            .into(),
-            f0_median_hz: (profile.f0_median * 10.0).round() / 10.0,
-            speech_seconds: (profile.speech_seconds * 100.0).round() / 100.0,
-            similarity: profile.similarity,
-            converter: profile.tone.as_ref().map(|t| t.converter.clone()),
-            warnings: profile.warnings.clone(),
-        }
     }
 }
 

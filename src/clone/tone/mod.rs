@@ -118,6 +118,21 @@ impl ToneConverter {
         self.spectrum.magnitudes(samples)
     }
 
+    /// Frames of a growing signal of `len` samples that no later sample changes.
+    pub fn spectrum_settled(&self, len: usize) -> usize {
+        self.spectrum.settled(len)
+    }
+
+    /// Frames of a whole signal of `len` samples.
+    pub fn spectrum_frames(&self, len: usize) -> usize {
+        self.spectrum.frames_for(len)
+    }
+
+    /// Spectrogram frames `from..to` of `samples`, one column of magnitudes each.
+    pub fn spectrum_columns(&self, samples: &[f32], from: usize, to: usize) -> Vec<Vec<f32>> {
+        self.spectrum.columns(samples, from, to)
+    }
+
     /// The tone-colour embedding of speech at the converter's sample rate.
     pub fn tone(&self, samples: &[f32]) -> Result<Vec<f32>, String> {
         let (spec, frames) = self.spectrogram(samples);
@@ -164,13 +179,21 @@ impl ToneConverter {
         self.convert_spectrogram(spec, frames, noise, from, to)
     }
 
-    /// Noise for `frames` frames, already scaled by tau: `[channels, frames]` row-major.
+    /// Noise for `frames` frames, already scaled by tau: `[channels, frames]` row-major. Frame by frame the
+    /// draws are those of [`ToneConverter::noise_draws`], so a stream converted as it grows gets the same.
     pub fn noise(&self, frames: usize, seed: u64) -> Vec<f32> {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let tau = self.settings.tau;
-        (0..self.settings.channels * frames)
-            .map(|_| normal(&mut rng) * tau)
-            .collect()
+        let mut draws = self.noise_draws(seed);
+        let columns: Vec<Vec<f32>> = (0..frames).map(|_| draws.next_frame()).collect();
+        rows(&columns, self.settings.channels)
+    }
+
+    /// The noise of successive frames drawn from `seed`.
+    pub fn noise_draws(&self, seed: u64) -> Noise {
+        Noise {
+            rng: rand::rngs::StdRng::seed_from_u64(seed),
+            channels: self.settings.channels,
+            tau: self.settings.tau,
+        }
     }
 
     /// The converter on a spectrogram (`[bins, frames]`) with the given noise (`[channels, frames]`, scaled).
@@ -216,6 +239,34 @@ impl ToneConverter {
             })
             .map_err(|e| e.to_string())?
     }
+}
+
+/// The posterior's noise, frame after frame, scaled by tau.
+pub struct Noise {
+    rng: rand::rngs::StdRng,
+    channels: usize,
+    tau: f32,
+}
+
+impl Noise {
+    /// The next frame's values, one per channel.
+    pub fn next_frame(&mut self) -> Vec<f32> {
+        (0..self.channels)
+            .map(|_| normal(&mut self.rng) * self.tau)
+            .collect()
+    }
+}
+
+/// Columns (one per frame, `height` values each) laid out as rows: `[height, frames]` row-major.
+pub fn rows(columns: &[Vec<f32>], height: usize) -> Vec<f32> {
+    let frames = columns.len();
+    let mut out = vec![0f32; height * frames];
+    for (t, column) in columns.iter().enumerate() {
+        for (r, value) in column.iter().take(height).enumerate() {
+            out[r * frames + t] = *value;
+        }
+    }
+    out
 }
 
 /// A standard normal draw (Box–Muller over two uniform values).

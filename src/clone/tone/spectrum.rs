@@ -57,8 +57,27 @@ impl Spectrum {
         let frames = self.frames_for(samples.len());
         let bins = self.bins();
         let mut out = vec![0f32; bins * frames];
-        if frames == 0 {
-            return (out, 0);
+        for (t, column) in self.columns(samples, 0, frames).into_iter().enumerate() {
+            for (b, value) in column.into_iter().enumerate() {
+                out[b * frames + t] = value;
+            }
+        }
+        (out, frames)
+    }
+
+    /// Frames of a signal still growing, `len` samples so far, that no later sample changes: those whose window
+    /// ends inside it (the reflection at the end is only known once the signal is whole).
+    pub fn settled(&self, len: usize) -> usize {
+        match (len + self.pad()).checked_sub(self.n_fft) {
+            Some(room) if len > self.pad() => room / self.hop + 1,
+            _ => 0,
+        }
+    }
+
+    /// Frames `from..to` of `samples` (reflected at both ends as the whole signal is), each `bins` magnitudes.
+    pub fn columns(&self, samples: &[f32], from: usize, to: usize) -> Vec<Vec<f32>> {
+        if samples.len() <= self.pad() || to <= from {
+            return Vec::new();
         }
         let pad = self.pad() as isize;
         let last = samples.len() as isize - 1;
@@ -76,23 +95,25 @@ impl Spectrum {
         let mut input = self.fft.make_input_vec();
         let mut spectrum = self.fft.make_output_vec();
         let mut scratch = self.fft.make_scratch_vec();
-        for t in 0..frames {
-            let start = (t * self.hop) as isize - pad;
-            for (k, value) in input.iter_mut().enumerate() {
-                *value = at(start + k as isize) * self.window[k];
-            }
-            if self
-                .fft
-                .process_with_scratch(&mut input, &mut spectrum, &mut scratch)
-                .is_err()
-            {
-                continue;
-            }
-            for (b, c) in spectrum.iter().enumerate().take(bins) {
-                out[b * frames + t] = (c.norm_sqr() + 1e-6).sqrt() as f32;
-            }
-        }
-        (out, frames)
+        (from..to)
+            .map(|t| {
+                let start = (t * self.hop) as isize - pad;
+                for (k, value) in input.iter_mut().enumerate() {
+                    *value = at(start + k as isize) * self.window[k];
+                }
+                match self
+                    .fft
+                    .process_with_scratch(&mut input, &mut spectrum, &mut scratch)
+                {
+                    Ok(()) => spectrum
+                        .iter()
+                        .take(self.bins())
+                        .map(|c| (c.norm_sqr() + 1e-6).sqrt() as f32)
+                        .collect(),
+                    Err(_) => vec![1e-3; self.bins()],
+                }
+            })
+            .collect()
     }
 }
 
@@ -112,6 +133,14 @@ mod tests {
         assert_eq!(plan.frames_for(385), 1);
         assert_eq!(plan.frames_for(22_050), 22_050 / 256);
         assert_eq!(plan.frames_for(256 * 40), 40);
+        // A growing signal: frames whose window lies inside it, never more than the whole would have.
+        assert_eq!(plan.settled(500), 0);
+        assert_eq!(plan.settled(1_000), 2);
+        assert_eq!(plan.settled(640), 1);
+        for len in [2_000, 10_000, 22_050] {
+            assert!(plan.settled(len) <= plan.frames_for(len));
+            assert!(plan.settled(len) + 3 >= plan.frames_for(len));
+        }
     }
 
     #[test]
