@@ -36,6 +36,7 @@ fn write_later(path: &Path, text: &str) {
 
 /// The agent's text reply to an emergency told in Sheng ("the old man collapsed and is not breathing").
 fn emergency_reply(server: &Server) -> String {
+    std::thread::sleep(Duration::from_millis(100));
     let reply = post_json(
         &server.url("/v1/voice-agent/converse"),
         Some(KEY_A),
@@ -61,7 +62,14 @@ fn safety_rules_come_from_the_scenarios_folder_and_a_broken_edit_keeps_the_last_
     )
     .unwrap();
     let folder = scenarios.to_str().unwrap();
-    let server = Server::start(data.path(), &[("SAUTI__DIALOGUE__SCENARIOS_DIR", folder)]);
+    // The test polls for edits being taken up: more turns than a key's default minute allows.
+    let server = Server::start(
+        data.path(),
+        &[
+            ("SAUTI__DIALOGUE__SCENARIOS_DIR", folder),
+            ("SAUTI__LIMITS__DEFAULT_PER_MINUTE", "1000"),
+        ],
+    );
     let first = emergency_reply(&server);
     assert!(
         first.ends_with("Dharura ya tawi: piga 0800 111 222 sasa hivi."),
