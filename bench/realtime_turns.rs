@@ -67,8 +67,14 @@ pub fn tables(voices: &Path, library: &str, whisper: &Path) {
         if !only.is_empty() && !name.starts_with(&only) {
             continue;
         }
-        // (early recognition ms, batch size): without and with early recognition, then batched.
-        for (early, batch) in [("0", "1"), ("200", "1"), ("200", "8")] {
+        // (early recognition ms, batch size, calls spread): without and with early recognition, then batched;
+        // then the default with the calls' turns spread over the caller's speech rather than ending together.
+        for (early, batch, spread) in [
+            ("0", "1", false),
+            ("200", "1", false),
+            ("200", "8", false),
+            ("200", "1", true),
+        ] {
             let data = tempfile::tempdir().unwrap();
             let server = start_server(
                 &config,
@@ -85,15 +91,16 @@ pub fn tables(voices: &Path, library: &str, whisper: &Path) {
             );
             let url = server.base.replace("http://", "ws://")
                 + "/v1/voice-agent/realtime?scenario=banking&voice_id=zuri&end_of_turn_ms=500";
-            let when = match (early, batch) {
-                ("0", _) => "recognised once the turn ends",
-                (_, "1") => "recognised from 200 ms into the silence",
+            let when = match (early, batch, spread) {
+                ("0", _, _) => "recognised once the turn ends",
+                (_, "1", false) => "recognised from 200 ms into the silence",
+                (_, "1", true) => "recognised from 200 ms into the silence, the calls' turns ending spread over 3.4 s",
                 _ => "recognised from 200 ms into the silence, batches of up to 8 (10 ms window)",
             };
             println!(
                 "\n## Realtime turns, {name}, {when}: seconds after the caller's speech ends\n"
             );
-            table(&runtime, &url, &speech);
+            table(&runtime, &url, &speech, spread);
         }
     }
 }
@@ -105,7 +112,14 @@ fn voices_file(voices: &str) -> std::path::PathBuf {
     path
 }
 
-fn table(runtime: &tokio::runtime::Runtime, url: &str, speech: &std::sync::Arc<Vec<u8>>) {
+/// One row per number of calls. All calls start together, so all their turns end in the same 20 ms; or, with
+/// `spread`, each starts a share of the speech's length after the one before, as calls in a call centre do.
+fn table(
+    runtime: &tokio::runtime::Runtime,
+    url: &str,
+    speech: &std::sync::Arc<Vec<u8>>,
+    spread: bool,
+) {
     println!("| sessions | turns | transcript p50 | reply p50 | first audio p50 (voice-to-voice) | first audio p95 | send lag max ms |");
     println!("|---|---|---|---|---|---|---|");
     for sessions in [1usize, 1, 5, 10, 20, 40] {
@@ -113,8 +127,20 @@ fn table(runtime: &tokio::runtime::Runtime, url: &str, speech: &std::sync::Arc<V
         let mut turns = Vec::new();
         for _ in 0..rounds {
             let batch = runtime.block_on(async {
+                // 32 bytes a millisecond (16 kHz, 16-bit).
+                let gap = if spread {
+                    Duration::from_millis((speech.len() / 32 / sessions) as u64)
+                } else {
+                    Duration::ZERO
+                };
                 let tasks: Vec<_> = (0..sessions)
-                    .map(|_| tokio::spawn(turn(url.to_string(), std::sync::Arc::clone(speech))))
+                    .map(|i| {
+                        let (url, speech) = (url.to_string(), std::sync::Arc::clone(speech));
+                        tokio::spawn(async move {
+                            tokio::time::sleep(gap * i as u32).await;
+                            turn(url, speech).await
+                        })
+                    })
                     .collect();
                 let mut done = Vec::new();
                 for task in tasks {

@@ -20,8 +20,8 @@ pub struct TurnSettings {
     /// the recognition is dropped if they speak again. 0: recognise each turn once it has ended.
     pub early_recognition_ms: u64,
     /// Where Swahili is recognised by a CTC model: recognise a realtime turn this many milliseconds at a time
-    /// while the caller speaks and send what was heard so far (`tentative_user_transcript`). 0: no interim
-    /// transcripts.
+    /// while the caller speaks and send what was heard so far (`tentative_user_transcript`); at the turn's end only
+    /// the rest is recognised. 0: no interim transcripts, and each turn is recognised whole.
     pub interim_ms: u64,
     /// End turns with Smart Turn v3: a pause the model judges complete ends the turn, others wait up to
     /// `smart_turn_longest_ms`. Off by default (see docs/turn-taking.md for how it does on Swahili).

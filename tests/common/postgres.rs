@@ -63,16 +63,20 @@ fn as_server_user(program: PathBuf) -> Command {
     }
 }
 
+/// A loopback port nothing listens on at this moment.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 impl Postgres {
     /// A database of this test's own.
     pub fn start() -> Postgres {
         if let Ok(url) = std::env::var("SAUTI_TEST_POSTGRES_URL") {
             return Self::given(&url);
         }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
         let dir = tempfile::tempdir().expect("temp dir");
         if is_root() {
             let status = Command::new("chown")
@@ -103,11 +107,20 @@ impl Postgres {
         );
         let mut postgres = Postgres {
             child: None,
-            port,
+            port: 0,
             dir: Some(dir),
-            url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+            url: String::new(),
         };
-        postgres.resume();
+        // The free port may be taken by another test's server before this one binds it: then another.
+        for attempt in 1.. {
+            postgres.port = free_port();
+            postgres.url = format!("postgres://postgres@127.0.0.1:{}/postgres", postgres.port);
+            match postgres.launch() {
+                Ok(()) => break,
+                Err(why) if attempt < 5 => eprintln!("postgres: {why}; again on another port"),
+                Err(why) => panic!("postgres did not start: {why}"),
+            }
+        }
         postgres
     }
 
@@ -166,12 +179,26 @@ impl Postgres {
 
     /// Start the private server again on the same port and files.
     pub fn resume(&mut self) {
+        if let Err(why) = self.launch() {
+            panic!("postgres did not start again: {why}");
+        }
+    }
+
+    /// Start the private server on `self.port`: an error (with what it logged) if it exits or does not accept
+    /// connections within a minute.
+    fn launch(&mut self) -> Result<(), String> {
         let dir = self
             .dir
             .as_ref()
             .expect("a private server")
             .path()
             .to_path_buf();
+        let log = dir.join("postgres.log");
+        let output = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .expect("a log file");
         let child = as_server_user(binaries().join("postgres"))
             .arg("-D")
             .arg(dir.join("data"))
@@ -185,19 +212,36 @@ impl Postgres {
             .arg("-k")
             .arg(&dir)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(output)
             .spawn()
             .expect("postgres runs");
         self.child = Some(child);
+        let logged = || {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(5)..].join(" | ")
+        };
         let started = Instant::now();
         while !self.ready() {
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "postgres did not become ready on port {}",
-                self.port
-            );
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
+                self.child = None;
+                return Err(format!(
+                    "exited ({status}) on port {}: {}",
+                    self.port,
+                    logged()
+                ));
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                self.stop();
+                return Err(format!(
+                    "not ready on port {} in 60 s: {}",
+                    self.port,
+                    logged()
+                ));
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
+        Ok(())
     }
 
     /// Whether the server accepts connections (not only listens: it may still be starting up).

@@ -15,16 +15,23 @@ pub struct Redis {
 impl Redis {
     /// Start a Redis on a free port.
     pub fn start() -> Redis {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
         let mut redis = Redis {
             child: None,
-            port,
+            port: 0,
             dir: tempfile::tempdir().expect("temp dir"),
         };
-        redis.resume();
+        // The free port may be taken by another test's server before this one binds it: then another.
+        for attempt in 1.. {
+            redis.port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port();
+            match redis.launch() {
+                Ok(()) => break,
+                Err(why) if attempt < 5 => eprintln!("redis-server: {why}; again on another port"),
+                Err(why) => panic!("redis-server did not start: {why}"),
+            }
+        }
         redis
     }
 
@@ -57,25 +64,52 @@ impl Redis {
 
     /// Start it again on the same port (empty: it keeps nothing on disk).
     pub fn resume(&mut self) {
+        if let Err(why) = self.launch() {
+            panic!("redis-server did not start again: {why}");
+        }
+    }
+
+    /// Start it on `self.port`: an error (with what it logged) if it exits or does not answer within 30 s.
+    fn launch(&mut self) -> Result<(), String> {
+        let log = self.dir.path().join("redis.log");
         let child = Command::new("redis-server")
             .args(["--port", &self.port.to_string()])
             .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .arg("--dir")
             .arg(self.dir.path())
+            .arg("--logfile")
+            .arg(&log)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server runs (tools/test.sh installs it: apt-get install redis-server)");
         self.child = Some(child);
+        let logged = || {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(3)..].join(" | ")
+        };
         let started = Instant::now();
         while !self.answers() {
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "redis-server did not answer on port {}",
-                self.port
-            );
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
+                self.child = None;
+                return Err(format!(
+                    "exited ({status}) on port {}: {}",
+                    self.port,
+                    logged()
+                ));
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                self.stop();
+                return Err(format!(
+                    "no answer on port {} in 30 s: {}",
+                    self.port,
+                    logged()
+                ));
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
+        Ok(())
     }
 
     /// Whether it answers PING.

@@ -307,8 +307,9 @@ fn interim_transcripts_come_before_the_turn_s_transcript() {
         .filter(|t| t.ends_with("user_transcript"))
         .collect();
     // Several seconds of speech: interim transcripts while it went on, each longer than the one before, then
-    // the turn's own.
-    assert!(order.len() >= 3, "{order:?}");
+    // the turn's own, which goes on from the last of them. (The fixture's random weights run its letters into
+    // words longer than a piece, which wait for later pieces: fewer interim transcripts than seconds.)
+    assert!(order.len() >= 2, "{order:?} {seen:?}");
     assert_eq!(order.last(), Some(&"user_transcript"));
     assert!(order[..order.len() - 1]
         .iter()
@@ -325,4 +326,14 @@ fn interim_transcripts_come_before_the_turn_s_transcript() {
     for pair in tentative.windows(2) {
         assert!(pair[1].starts_with(pair[0]), "{tentative:?}");
     }
+    // The turn's transcript is what was settled while the caller spoke, then the rest's words.
+    let last = seen
+        .iter()
+        .rfind(|m| m["type"] == "user_transcript")
+        .unwrap();
+    let turn = last["user_transcription_event"]["user_transcript"]
+        .as_str()
+        .unwrap();
+    let settled = tentative.last().unwrap();
+    assert!(turn.starts_with(settled), "{settled:?} then {turn:?}");
 }

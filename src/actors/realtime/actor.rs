@@ -31,12 +31,12 @@ pub enum ToSession {
     Tick,
     /// A transfer has been made, or failed twice.
     Transferred(Result<(), String>),
-    /// A piece of the turn under way was recognised: the words that start in it.
+    /// A piece of the turn under way was recognised: the words settled in it.
     Interim {
         /// Which stretch of speech it belongs to.
         speech: u64,
-        /// Samples in the piece.
-        piece: usize,
+        /// Samples of the turn it settled; `None` when it could not be recognised.
+        settled: Option<usize>,
         /// Its words.
         heard: String,
     },
@@ -176,9 +176,9 @@ impl Actor for SessionActor {
             }
             ToSession::Interim {
                 speech,
-                piece,
+                settled,
                 heard,
-            } => state.interim_heard(speech, piece, heard),
+            } => state.interim_heard(speech, settled, heard),
             ToSession::Judged { pause, complete } => {
                 let events = state.vad.decide(pause, complete);
                 state.detected(events).await;
@@ -282,8 +282,10 @@ impl State {
     /// with this audio after it, as long as the two together are no longer than one turn may be; otherwise
     /// the older is dropped (and counted). A reply not yet spoken is dropped. So a session holds at most one
     /// turn's audio, and one recognition, at a time.
-    pub(super) fn turn_ended(&mut self, audio: Vec<f32>) {
+    /// The caller's turn ended with `audio`, of which interim recognition `settled` a first part.
+    pub(super) fn turn_ended(&mut self, audio: Vec<f32>, settled: super::interim::Settled) {
         let mut early = self.early_for(&audio);
+        let mut settled = Some(settled);
         let mut said = audio;
         if let Some(current) = self.current.take() {
             current.task.abort();
@@ -294,6 +296,7 @@ impl State {
                     said = whole;
                     // Heard again with the turn before it: what was recognised of this one alone is no use.
                     early = None;
+                    settled = None;
                 }
                 (Some(_), _) => {
                     metrics::counter!(crate::telemetry::metrics::REALTIME_TURNS_DROPPED, "reason" => "superseded")
@@ -313,7 +316,7 @@ impl State {
         }
         // The turn's task and the session share the audio: it is copied only if the turn is heard again.
         let said = Arc::new(said);
-        self.begin(Said::Audio(Arc::clone(&said), early), Some(said));
+        self.begin(Said::Audio(Arc::clone(&said), early, settled), Some(said));
     }
 
     pub(super) fn begin(&mut self, said: Said, audio: Option<Arc<Vec<f32>>>) {

@@ -58,11 +58,11 @@ impl State {
         let asr = self.args.services.asr.clone();
         let owner = self.args.options.owner.clone();
         let audio = Arc::new(audio);
+        // Only what interim recognition has not settled is left to recognise.
+        let settled = Some(self.interim_settled());
         let task = OwnedTask::spawn("realtime", async move {
-            let transcript = asr
-                .transcribe_queued(&owner, audio, crate::asr::DEFAULT_LANGUAGE)
+            let transcript = super::interim::hear_rest(&asr, &owner, audio, settled)
                 .await
-                .map(|(t, queued)| (t.text.trim().to_string(), queued))
                 .map_err(|e| e.to_string());
             let _ = send.send(Some(transcript));
         });

@@ -32,10 +32,10 @@ impl State {
                     metrics::counter!(REALTIME_BACKCHANNELS, "kind" => "short").increment(1);
                 }
                 VadEvent::TurnEnded(audio, by) => {
-                    self.interim_stop();
+                    let settled = self.interim_stop();
                     metrics::counter!(REALTIME_TURN_ENDS, "by" => by.name()).increment(1);
                     if self.admit().await {
-                        self.turn_ended(audio);
+                        self.turn_ended(audio, settled);
                     }
                 }
             }

@@ -18,8 +18,13 @@ use crate::tts::{SpokenWord, VoiceSettings};
 
 /// What the caller said: audio to recognise, or typed text; or what the agent goes on to say.
 pub enum Said {
-    /// 16 kHz mono samples of the turn, and its recognition if it began when the caller fell quiet.
-    Audio(Arc<Vec<f32>>, Option<super::early::Early>),
+    /// 16 kHz mono samples of the turn, its recognition if it began when the caller fell quiet, and what
+    /// recognition while the caller spoke settled of it.
+    Audio(
+        Arc<Vec<f32>>,
+        Option<super::early::Early>,
+        Option<super::interim::Settled>,
+    ),
     /// A typed message.
     Text(String),
     /// Keys pressed on the call's keypad (digits and `*`, the closing `#` left off).
@@ -161,7 +166,7 @@ async fn steps(
             return speak(services, options, &rest, report, None).await;
         }
         Said::Text(text) => text,
-        Said::Audio(audio, early) => {
+        Said::Audio(audio, early, settled) => {
             let seconds = audio.len() as f64 / f64::from(crate::audio::SAMPLE_RATE);
             usage::record(Usage::RecognisedSeconds(seconds));
             let early = match early {
@@ -170,7 +175,7 @@ async fn steps(
             };
             let (text, queued) = match early {
                 Some(heard) => heard,
-                None => recognise(services, options, audio).await?,
+                None => recognise(services, options, audio, settled).await?,
             };
             recognised = Some((started.elapsed(), queued));
             if text.is_empty() {
@@ -271,29 +276,31 @@ async fn speak(
     Ok(())
 }
 
-/// A conversation waits for a busy stage rather than failing: the call again every quarter second, for up to
-/// ten seconds, while `busy` says the refusal was a full queue.
-/// The words of a turn's audio, and how long it waited for a recognition worker.
+/// The words of a turn's audio (only the part past what was `settled` while the caller spoke is recognised), and
+/// how long it waited for a recognition worker.
 async fn recognise(
     services: &Services,
     options: &SessionOptions,
     audio: Arc<Vec<f32>>,
+    settled: Option<super::interim::Settled>,
 ) -> Result<(String, std::time::Duration), String> {
-    let (transcript, queued) = patiently(
+    patiently(
         || {
-            services.asr.transcribe_queued(
+            super::interim::hear_rest(
+                &services.asr,
                 &options.owner,
                 Arc::clone(&audio),
-                crate::asr::DEFAULT_LANGUAGE,
+                settled.clone(),
             )
         },
         |e| matches!(e, RecognitionError::Actor(ActorError::Busy { .. })),
     )
     .await
-    .map_err(|e| e.to_string())?;
-    Ok((transcript.text.trim().to_string(), queued))
+    .map_err(|e| e.to_string())
 }
 
+/// A conversation waits for a busy stage rather than failing: the call again every quarter second, for up to
+/// ten seconds, while `busy` says the refusal was a full queue.
 async fn patiently<T, E, F>(call: impl Fn() -> F, busy: impl Fn(&E) -> bool) -> Result<T, E>
 where
     F: std::future::Future<Output = Result<T, E>>,
