@@ -2,8 +2,10 @@
 //! chunks), recognised by the whisper-base-size int8 model or the XLS-R-size int8 CTC model (random weights;
 //! speed does not depend on them), answered by the scenario engine and spoken by the embedded voice, in 1 to 40
 //! sessions at once, with recognition started when the caller falls quiet (`turns.early_recognition_ms`) and
-//! without it, and with the recognitions' model runs batched (`asr.batch_size`). Voice-to-voice is the end of the caller's speech to the first reply audio, the 500 ms end-of-turn
-//! silence included.
+//! without it, with the recognitions' model runs batched (`asr.batch_size`), with the calls' turns ending
+//! together or spread over the caller's speech, and on CTC routes with and without recognition while the caller
+//! speaks (`turns.interim_ms`). Voice-to-voice is the end of the caller's speech to the first reply audio, the
+//! 500 ms end-of-turn silence included.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -67,14 +69,10 @@ pub fn tables(voices: &Path, library: &str, whisper: &Path) {
         if !only.is_empty() && !name.starts_with(&only) {
             continue;
         }
-        // (early recognition ms, batch size, calls spread): without and with early recognition, then batched;
-        // then the default with the calls' turns spread over the caller's speech rather than ending together.
-        for (early, batch, spread) in [
-            ("0", "1", false),
-            ("200", "1", false),
-            ("200", "8", false),
-            ("200", "1", true),
-        ] {
+        for variant in VARIANTS {
+            if variant.interim == "0" && !name.starts_with("CTC") {
+                continue; // Whisper routes recognise each turn whole either way.
+            }
             let data = tempfile::tempdir().unwrap();
             let server = start_server(
                 &config,
@@ -84,26 +82,46 @@ pub fn tables(voices: &Path, library: &str, whisper: &Path) {
                     ("SAUTI__ASR__MODEL", whisper.display().to_string()),
                     ("SAUTI__ASR__VARIANT", "_quantized".into()),
                     ("SAUTI__ASR__MAX_NEW_TOKENS", "20".into()),
-                    ("SAUTI__TURNS__EARLY_RECOGNITION_MS", early.into()),
-                    ("SAUTI__ASR__BATCH_SIZE", batch.into()),
+                    ("SAUTI__TURNS__EARLY_RECOGNITION_MS", variant.early.into()),
+                    ("SAUTI__TURNS__INTERIM_MS", variant.interim.into()),
+                    ("SAUTI__ASR__BATCH_SIZE", variant.batch.into()),
                     ("SAUTI__ASR__BATCH_WINDOW_MS", "10".into()),
                 ],
             );
             let url = server.base.replace("http://", "ws://")
                 + "/v1/voice-agent/realtime?scenario=banking&voice_id=zuri&end_of_turn_ms=500";
-            let when = match (early, batch, spread) {
-                ("0", _, _) => "recognised once the turn ends",
-                (_, "1", false) => "recognised from 200 ms into the silence",
-                (_, "1", true) => "recognised from 200 ms into the silence, the calls' turns ending spread over 3.4 s",
-                _ => "recognised from 200 ms into the silence, batches of up to 8 (10 ms window)",
-            };
             println!(
-                "\n## Realtime turns, {name}, {when}: seconds after the caller's speech ends\n"
+                "\n## Realtime turns, {name}, {}: seconds after the caller's speech ends\n",
+                variant.what
             );
-            table(&runtime, &url, &speech, spread);
+            table(&runtime, &url, &speech, variant.spread);
         }
     }
 }
+
+/// One way of running the turns.
+struct Variant {
+    /// `turns.early_recognition_ms`.
+    early: &'static str,
+    /// `asr.batch_size`.
+    batch: &'static str,
+    /// `turns.interim_ms`: recognition while the caller speaks (CTC routes), or 0.
+    interim: &'static str,
+    /// The calls' turns end spread over the caller's speech, rather than all together.
+    spread: bool,
+    what: &'static str,
+}
+
+/// Without and with early recognition, then batched; the default with the calls spread; on CTC routes each of
+/// the last two without recognition while the caller speaks too.
+const VARIANTS: [Variant; 6] = [
+    Variant { early: "0", batch: "1", interim: "1000", spread: false, what: "recognised once the turn ends" },
+    Variant { early: "200", batch: "1", interim: "1000", spread: false, what: "recognised from 200 ms into the silence" },
+    Variant { early: "200", batch: "1", interim: "0", spread: false, what: "recognised from 200 ms into the silence, whole (no recognition while the caller speaks)" },
+    Variant { early: "200", batch: "8", interim: "1000", spread: false, what: "recognised from 200 ms into the silence, batches of up to 8 (10 ms window)" },
+    Variant { early: "200", batch: "1", interim: "1000", spread: true, what: "recognised from 200 ms into the silence, the calls' turns ending spread over 3.4 s" },
+    Variant { early: "200", batch: "1", interim: "0", spread: true, what: "the same, whole (no recognition while the caller speaks)" },
+];
 
 /// The voices configuration alone, as a file.
 fn voices_file(voices: &str) -> std::path::PathBuf {

@@ -9,6 +9,7 @@ pub use actor::{AsrActor, AsrArgs, ToAsrActor};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::fair::WorkerPool;
 use super::{ActorError, ActorSlot};
 use crate::asr::{AsrError, Hints, Task, Transcript};
 use crate::cancel::Cancel;
@@ -34,12 +35,33 @@ pub enum RecognitionError {
 #[derive(Clone)]
 pub struct AsrHandle {
     slot: ActorSlot<ToAsrActor>,
+    /// The recognition workers, where the handle may tell whether one is free.
+    workers: Option<Arc<WorkerPool>>,
 }
 
 impl AsrHandle {
     /// A handle reading the given slot.
     pub fn new(slot: ActorSlot<ToAsrActor>) -> Self {
-        Self { slot }
+        Self {
+            slot,
+            workers: None,
+        }
+    }
+
+    /// The handle, able to tell whether a recognition worker is free (see [`AsrHandle::has_spare`]).
+    pub fn with_workers(self, workers: Arc<WorkerPool>) -> Self {
+        Self {
+            workers: Some(workers),
+            ..self
+        }
+    }
+
+    /// Whether a recognition for `owner` would start at once: a worker is idle, within its key's share. For work
+    /// worth doing only with capacity to spare (recognition while a caller speaks); true where not known.
+    pub fn has_spare(&self, owner: &str) -> bool {
+        self.workers
+            .as_ref()
+            .is_none_or(|workers| workers.idle_for(owner) > 0)
     }
 
     /// Transcribe 16 kHz mono samples spoken in `language` for `owner` (the API key whose share of the

@@ -281,8 +281,8 @@ impl State {
     /// The caller's turn is over: recognise and answer it. A turn still being recognised is recognised again
     /// with this audio after it, as long as the two together are no longer than one turn may be; otherwise
     /// the older is dropped (and counted). A reply not yet spoken is dropped. So a session holds at most one
-    /// turn's audio, and one recognition, at a time.
-    /// The caller's turn ended with `audio`, of which interim recognition `settled` a first part.
+    /// turn's audio, and one recognition, at a time. What was `settled` of the turn while the caller spoke is
+    /// not recognised again.
     pub(super) fn turn_ended(&mut self, audio: Vec<f32>, settled: super::interim::Settled) {
         let mut early = self.early_for(&audio);
         let mut settled = Some(settled);

@@ -4,7 +4,8 @@
 //! what was read (a word running into the end of the audio may be cut short, so it waits for the next piece,
 //! which starts in the gap before it). What was settled goes to the client as a tentative transcript, and at the end of
 //! the turn only the rest is recognised (with the same second of context before it): the turn's transcript is
-//! the settled words and the rest's.
+//! the settled words and the rest's. A piece reads more than it settles (its context again), so pieces run only
+//! while a recognition worker is free: on busy recognisers the turns themselves go first.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,8 +42,8 @@ pub struct Interim {
     speech: u64,
     /// What has been settled.
     settled: Settled,
-    /// Samples the next piece reads beyond a piece's length: a word longer than a piece left nothing settled.
-    longer: usize,
+    /// The next piece reads two pieces' length: a word longer than a piece left nothing settled.
+    longer: bool,
     /// A piece could not be recognised: no more for this turn.
     failed: bool,
     /// The piece being recognised.
@@ -51,8 +52,9 @@ pub struct Interim {
 
 /// The words of a piece read from `from` seconds (the context before it left out) whose own second ends at
 /// `until` and whose audio ends at `end`: how many seconds past `from` are settled, and the words heard in them.
-/// Nothing is settled when the first word runs into the end of the audio: the next piece must read longer.
-pub fn settle(words: &[Word], from: f64, until: f64, end: f64) -> (f64, Vec<String>) {
+/// Nothing is settled when the first word runs into the end of the audio: the next piece must read longer. A
+/// piece that already reads longer (`last`) settles every word that starts within it, as read.
+pub fn settle(words: &[Word], from: f64, until: f64, end: f64, last: bool) -> (f64, Vec<String>) {
     let mut heard = Vec::new();
     let mut reached = None;
     for word in words
@@ -61,14 +63,19 @@ pub fn settle(words: &[Word], from: f64, until: f64, end: f64) -> (f64, Vec<Stri
     {
         // A word that may be cut short waits for the next piece, which starts halfway between it and the word
         // before (or, when it is the first, reads longer).
-        if word.end > end - GUARD {
+        if word.end > end - GUARD && !last {
             let before = reached.unwrap_or(from).min(word.start);
             return (((before + word.start) / 2.0 - from).max(0.0), heard);
         }
         heard.push(word.word.clone());
         reached = Some(word.end);
     }
-    (reached.map_or(until - from, |end| end - from), heard)
+    let settled = match reached {
+        Some(reached) if last => reached.max(until),
+        Some(reached) => reached,
+        None => until,
+    };
+    (settled - from, heard)
 }
 
 /// The words of `transcript`, read from `from` seconds, that are the rest of a turn.
@@ -125,15 +132,24 @@ impl State {
         self.interim.settled.clone()
     }
 
-    /// Recognise the next piece of the turn under way, if it is long enough, none is being recognised and the
-    /// turn as it stands is not already being recognised (the caller has fallen quiet).
+    /// Recognise the next piece of the turn under way, if it is long enough, none is being recognised, the turn
+    /// as it stands is not already being recognised (the caller has fallen quiet) and a recognition worker is
+    /// free.
     pub(super) fn interim_next(&mut self) {
         let piece = self.args.options.interim;
         let interim = &self.interim;
         if piece == 0 || interim.running.is_some() || interim.failed || self.early.is_some() {
             return;
         }
-        let piece = piece + self.interim.longer;
+        // Only with a recognition worker to spare: a piece costs more than the audio it settles (its context is
+        // read again), so on busy recognisers the turns' own recognitions go first, and a turn whose pieces
+        // were skipped is recognised whole at its end.
+        if !self.args.services.asr.has_spare(&self.args.options.owner) {
+            return;
+        }
+        // Read longer once when a word ran past a piece; no word is longer than two.
+        let last = self.interim.longer;
+        let piece = if last { 2 * piece } else { piece };
         let Some(turn) = self.vad.turn_so_far() else {
             return;
         };
@@ -154,7 +170,7 @@ impl State {
                 .asr
                 .transcribe(&owner, audio, crate::asr::DEFAULT_LANGUAGE)
                 .await
-                .map(|transcript| settle(&transcript.words, from, until, end));
+                .map(|transcript| settle(&transcript.words, from, until, end, last));
             let (settled, heard) = match heard {
                 Ok((seconds, heard)) => (Some((seconds * RATE as f64).round() as usize), heard),
                 Err(_) => (None, Vec::new()),
@@ -177,12 +193,7 @@ impl State {
             self.interim.failed = true;
             return;
         };
-        let piece = self.args.options.interim;
-        self.interim.longer = if settled == 0 {
-            self.interim.longer + piece
-        } else {
-            0
-        };
+        self.interim.longer = settled == 0 && !self.interim.longer;
         let so_far = &mut self.interim.settled;
         so_far.done += settled;
         if !heard.is_empty() {

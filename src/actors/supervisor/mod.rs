@@ -79,6 +79,7 @@ impl Graph {
                 .map_err(|e| ractor::SpawnErr::StartupFailed(e.into()))?,
             ),
         };
+        let recognition_workers = Arc::clone(&asr.pool);
         let clone = CloneArgs {
             db: db.clone(),
             voices: Arc::clone(&voices),
@@ -112,7 +113,7 @@ impl Graph {
         let graph = Graph {
             tts: TtsHandle::new(slots.tts.clone()),
             jobs: JobsHandle::new(slots.jobs.clone()),
-            asr: AsrHandle::new(slots.asr.clone()),
+            asr: AsrHandle::new(slots.asr.clone()).with_workers(recognition_workers),
             dialogue: DialogueHandle::new(slots.dialogue.clone(), safety),
             agent: AgentHandle::new(slots.agent.clone()),
             clone: CloneHandle::new(slots.clone.clone()),
