@@ -12,6 +12,8 @@
 #[path = "../tests/common/postgres.rs"]
 #[allow(dead_code)]
 mod postgres;
+#[path = "../tests/common/readiness.rs"]
+mod readiness;
 #[path = "../tests/common/redis.rs"]
 #[allow(dead_code)]
 mod redis;

@@ -18,6 +18,7 @@ pub mod logged;
 pub mod moto;
 pub mod multipart;
 pub mod postgres;
+pub mod readiness;
 pub mod redis;
 pub mod replicas;
 pub mod sdk;

@@ -6,7 +6,7 @@
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub struct Postgres {
     child: Option<Child>,
@@ -216,42 +216,22 @@ impl Postgres {
             .spawn()
             .expect("postgres runs");
         self.child = Some(child);
-        let logged = || {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
-            let lines: Vec<&str> = text.lines().collect();
-            lines[lines.len().saturating_sub(5)..].join(" | ")
-        };
-        let started = Instant::now();
-        while !self.ready() {
-            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
-                self.child = None;
-                return Err(format!(
-                    "exited ({status}) on port {}: {}",
-                    self.port,
-                    logged()
-                ));
-            }
-            if started.elapsed() > Duration::from_secs(60) {
-                self.stop();
-                return Err(format!(
-                    "not ready on port {} in 60 s: {}",
-                    self.port,
-                    logged()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
+        let timing = (Duration::from_secs(60), Duration::from_millis(50), 5);
+        let waited = super::readiness::wait_ready(&mut self.child, self.port, &log, timing, ready);
+        if waited.is_err() {
+            self.stop();
         }
-        Ok(())
+        waited
     }
+}
 
-    /// Whether the server accepts connections (not only listens: it may still be starting up).
-    fn ready(&self) -> bool {
-        TcpStream::connect(("127.0.0.1", self.port)).is_ok()
-            && Command::new(binaries().join("pg_isready"))
-                .args(["-q", "-h", "127.0.0.1", "-p", &self.port.to_string()])
-                .status()
-                .is_ok_and(|s| s.success())
-    }
+/// Whether the server on `port` accepts connections (not only listens: it may still be starting up).
+fn ready(port: u16) -> bool {
+    TcpStream::connect(("127.0.0.1", port)).is_ok()
+        && Command::new(binaries().join("pg_isready"))
+            .args(["-q", "-h", "127.0.0.1", "-p", &port.to_string()])
+            .status()
+            .is_ok_and(|s| s.success())
 }
 
 impl Drop for Postgres {

@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub struct Redis {
     child: Option<Child>,
@@ -84,44 +84,13 @@ impl Redis {
             .spawn()
             .expect("redis-server runs (tools/test.sh installs it: apt-get install redis-server)");
         self.child = Some(child);
-        let logged = || {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
-            let lines: Vec<&str> = text.lines().collect();
-            lines[lines.len().saturating_sub(3)..].join(" | ")
-        };
-        let started = Instant::now();
-        while !self.answers() {
-            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
-                self.child = None;
-                return Err(format!(
-                    "exited ({status}) on port {}: {}",
-                    self.port,
-                    logged()
-                ));
-            }
-            if started.elapsed() > Duration::from_secs(30) {
-                self.stop();
-                return Err(format!(
-                    "no answer on port {} in 30 s: {}",
-                    self.port,
-                    logged()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let timing = (Duration::from_secs(30), Duration::from_millis(20), 3);
+        let waited =
+            super::readiness::wait_ready(&mut self.child, self.port, &log, timing, answers);
+        if waited.is_err() {
+            self.stop();
         }
-        Ok(())
-    }
-
-    /// Whether it answers PING.
-    fn answers(&self) -> bool {
-        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
-            return false;
-        };
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-        let mut reply = [0u8; 7];
-        stream.write_all(b"PING\r\n").is_ok()
-            && stream.read_exact(&mut reply).is_ok()
-            && &reply == b"+PONG\r\n"
+        waited
     }
 }
 
@@ -129,4 +98,16 @@ impl Drop for Redis {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Whether the server on `port` answers PING.
+fn answers(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+    let mut reply = [0u8; 7];
+    stream.write_all(b"PING\r\n").is_ok()
+        && stream.read_exact(&mut reply).is_ok()
+        && &reply == b"+PONG\r\n"
 }
