@@ -3,7 +3,7 @@
 //! loopback port with its files in a temporary directory, stopped when dropped. A test that cannot have one
 //! fails.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -63,14 +63,6 @@ fn as_server_user(program: PathBuf) -> Command {
     }
 }
 
-/// A loopback port nothing listens on at this moment.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
 impl Postgres {
     /// A database of this test's own.
     pub fn start() -> Postgres {
@@ -111,16 +103,11 @@ impl Postgres {
             dir: Some(dir),
             url: String::new(),
         };
-        // The free port may be taken by another test's server before this one binds it: then another.
-        for attempt in 1.. {
-            postgres.port = free_port();
-            postgres.url = format!("postgres://postgres@127.0.0.1:{}/postgres", postgres.port);
-            match postgres.launch() {
-                Ok(()) => break,
-                Err(why) if attempt < 5 => eprintln!("postgres: {why}; again on another port"),
-                Err(why) => panic!("postgres did not start: {why}"),
-            }
-        }
+        super::readiness::on_a_free_port("postgres", |port| {
+            postgres.port = port;
+            postgres.url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
+            postgres.launch()
+        });
         postgres
     }
 

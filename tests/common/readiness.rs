@@ -35,3 +35,23 @@ pub fn wait_ready(
     }
     Ok(())
 }
+
+/// A loopback port nothing listens on at this moment.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// `launch` a server on a free port; the port may be taken by another test's server before this one binds it,
+/// so up to five ports are tried. Panics with the last error, naming `what`.
+pub fn on_a_free_port(what: &str, mut launch: impl FnMut(u16) -> Result<(), String>) {
+    for attempt in 1.. {
+        match launch(free_port()) {
+            Ok(()) => return,
+            Err(why) if attempt < 5 => eprintln!("{what}: {why}; again on another port"),
+            Err(why) => panic!("{what} did not start: {why}"),
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! loopback port, its files in a temporary directory, stopped when dropped. A test that cannot start one fails.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -20,18 +20,10 @@ impl Redis {
             port: 0,
             dir: tempfile::tempdir().expect("temp dir"),
         };
-        // The free port may be taken by another test's server before this one binds it: then another.
-        for attempt in 1.. {
-            redis.port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .expect("a free port")
-                .port();
-            match redis.launch() {
-                Ok(()) => break,
-                Err(why) if attempt < 5 => eprintln!("redis-server: {why}; again on another port"),
-                Err(why) => panic!("redis-server did not start: {why}"),
-            }
-        }
+        super::readiness::on_a_free_port("redis-server", |port| {
+            redis.port = port;
+            redis.launch()
+        });
         redis
     }
 
